@@ -1,0 +1,65 @@
+# omnium — every command a developer or CI needs. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON_BIN ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+MANAGE := $(PY) manage.py
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
+export REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: help install services run web worker test lint format check bench
+
+help: ## List the commands
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON_BIN) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@rm -f $(VENV)/.installed-* && touch $@
+
+install: $(STAMP) ## Create .venv and install omnium with its development tools
+
+services: install ## Check PostgreSQL and Redis (start them if installed here) and create the database
+	$(PY) -m omnium.services --create-database
+
+run: services ## Install, migrate, load the sample data, start web + worker, print the admin login
+	DEBUG=$${DEBUG:-true} $(MANAGE) migrate --noinput
+	DEBUG=$${DEBUG:-true} $(MANAGE) load_samples
+	@echo
+	@DEBUG=$${DEBUG:-true} $(MANAGE) ensure_admin
+	@echo "site   http://$(HOST):$(PORT)/"
+	@echo "admin  http://$(HOST):$(PORT)/admin/"
+	@echo "api    http://$(HOST):$(PORT)/api/v1/   docs http://$(HOST):$(PORT)/api/docs/"
+	@echo "health http://$(HOST):$(PORT)/healthz"
+	@echo "Ctrl-C stops the web server and the worker."
+	@export DEBUG=$${DEBUG:-true}; trap 'kill 0' EXIT; \
+	  $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=2 & \
+	  $(MANAGE) runserver $(HOST):$(PORT)
+
+web: services ## Start only the web server (development)
+	DEBUG=$${DEBUG:-true} $(MANAGE) runserver $(HOST):$(PORT)
+
+worker: services ## Start a Celery worker
+	DEBUG=$${DEBUG:-true} $(VENV)/bin/celery -A omnium worker --loglevel=INFO
+
+lint: install ## ruff lint and format check
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install ## Apply ruff's formatting and safe fixes
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+check: services ## Django system checks and makemigrations --check
+	DEBUG=true $(MANAGE) check
+	DEBUG=true $(MANAGE) makemigrations --check --dry-run
+
+test: services lint ## Install, ensure services, lint, check migrations, run the whole suite
+	DEBUG=true $(MANAGE) makemigrations --check --dry-run
+	$(VENV)/bin/pytest $(PYTEST_ARGS)

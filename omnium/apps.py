@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class OmniumConfig(AppConfig):
+    name = "omnium"
+    verbose_name = "omnium"

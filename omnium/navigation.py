@@ -1,0 +1,24 @@
+"""The site's top navigation. A section appears as a link once its page exists."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from django.urls import NoReverseMatch, reverse
+
+SECTIONS = (
+    ("Competitions", "sports:competition-list"),
+    ("Cricket", "sports:cricket-home"),
+    ("Catalogue", "catalogue:product-list"),
+    ("Articles", "discussions:article-list"),
+)
+
+
+def navigation(request: HttpRequest) -> dict[str, list[dict[str, str | None]]]:
+    items = []
+    for label, url_name in SECTIONS:
+        try:
+            url = reverse(url_name)
+        except NoReverseMatch:
+            url = None
+        items.append({"label": label, "url": url})
+    return {"site_navigation": items}

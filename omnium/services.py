@@ -1,0 +1,137 @@
+"""Bring up what omnium needs before Django starts: PostgreSQL, Redis and the database.
+
+Run as ``python -m omnium.services`` (``make run`` and ``make test`` do). Only the standard
+library and psycopg are used, because Django settings cannot load without a database URL
+that answers. A service that is down on this machine and installed here is started with the
+commands in the design notes; anything else stops with a sentence saying what to start.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+DEFAULT_DATABASE_URL = "postgres://127.0.0.1:5432/omnium"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def _reachable(host: str, port: int, timeout: float = 1.0) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _wait_for(host: str, port: int, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _reachable(host, port):
+            return True
+        time.sleep(0.25)
+    return False
+
+
+def _start_postgres() -> bool:
+    if not shutil.which("pg_ctlcluster") or not Path("/etc/postgresql").is_dir():
+        return False
+    for version in sorted(os.listdir("/etc/postgresql")):
+        subprocess.run(  # noqa: S603
+            ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"],  # noqa: S607
+            check=False,
+        )
+    return True
+
+
+def _start_redis() -> bool:
+    if not shutil.which("redis-server"):
+        return False
+    Path("/var/lib/redis").mkdir(parents=True, exist_ok=True)
+    Path("/var/log/redis").mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [  # noqa: S607
+            "redis-server",
+            "--daemonize",
+            "yes",
+            "--bind",
+            "127.0.0.1",
+            "-::1",
+            "--port",
+            "6379",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            "/var/lib/redis",
+            "--logfile",
+            "/var/log/redis/ci.log",
+        ],
+        check=False,
+    )
+    return True
+
+
+def ensure_service(name: str, url: str, default_port: int, starter) -> None:
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or default_port
+    if _reachable(host, port):
+        print(f"{name}: up at {host}:{port}")
+        return
+    if host in LOCAL_HOSTS and starter():
+        print(f"{name}: was down at {host}:{port}; started it")
+        if _wait_for(host, port):
+            return
+    sys.exit(
+        f"{name} is not reachable at {host}:{port}. Start it (for a local install: "
+        + (
+            "pg_ctlcluster --skip-systemctl-redirect <version> main start"
+            if name == "PostgreSQL"
+            else "redis-server --daemonize yes --port 6379"
+        )
+        + ") or point the URL variable at a running server."
+    )
+
+
+def ensure_database(url: str) -> None:
+    """Create the database named in ``url`` if it does not exist yet."""
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    name = unquote(parts.path.lstrip("/"))
+    params = {
+        "host": parts.hostname or "127.0.0.1",
+        "port": parts.port or 5432,
+        "user": unquote(parts.username) if parts.username else None,
+        "password": unquote(parts.password) if parts.password else None,
+        "dbname": "postgres",
+        "autocommit": True,
+    }
+    with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if exists:
+            print(f"database {name!r}: exists")
+            return
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        print(f"database {name!r}: created")
+
+
+def main(argv: list[str]) -> None:
+    database_url = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+    redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
+    ensure_service("PostgreSQL", database_url, 5432, _start_postgres)
+    ensure_service("Redis", redis_url, 6379, _start_redis)
+    if "--create-database" in argv:
+        ensure_database(database_url)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,25 @@
+"""Test settings: the real settings with a test-only Redis database and quick static files.
+
+Tests talk to the real PostgreSQL and Redis; nothing here swaps in SQLite or a fake cache.
+"""
+
+import os
+
+os.environ.setdefault("DEBUG", "false")
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz")
+os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+os.environ.setdefault("CACHE_KEY_PREFIX", "omnium-test")
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", "omnium-test")
+
+from omnium.settings import *  # noqa: F403
+
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+# Serve static files from the finders; no collectstatic before tests.
+WHITENOISE_AUTOREFRESH = True
+WHITENOISE_USE_FINDERS = True

@@ -1,0 +1,24 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from omnium import views
+from omnium.apis import ApiRootView
+
+admin.site.site_header = "omnium console"
+admin.site.site_title = "omnium console"
+admin.site.index_title = "Curation"
+
+# Each app mounts its own API module here: path("", include("sports.urls")), ...
+api_v1 = [
+    path("", ApiRootView.as_view(), name="api-root"),
+]
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import redis
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "home.html")
+
+
+def _database_ok() -> bool:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return cursor.fetchone() == (1,)
+    except Exception:
+        return False
+
+
+def _redis_ok() -> bool:
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+    finally:
+        client.close()
+
+
+@never_cache
+@require_safe
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when PostgreSQL and Redis both answer; 503 naming each one that does not."""
+    checks = {
+        "database": "ok" if _database_ok() else "unavailable",
+        "redis": "ok" if _redis_ok() else "unavailable",
+    }
+    healthy = all(state == "ok" for state in checks.values())
+    return JsonResponse(checks, status=200 if healthy else 503)

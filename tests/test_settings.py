@@ -1,0 +1,60 @@
+"""Settings load in a fresh interpreter, as a deployment would load them."""
+
+import os
+import subprocess
+import sys
+
+from omnium.testing import REPO_ROOT
+
+PRODUCTION_ENV = {
+    "DEBUG": "false",
+    "SECRET_KEY": "prod-like-key-5f1e0c9a7b3d2e8f6a4c1b0d9e7f5a3c2b1d0e9f8a7b6c5d4e3f",
+    "ALLOWED_HOSTS": "omnium.example.org",
+}
+
+
+def _run(args, **env):
+    # Only what an interpreter needs: the test process's own settings must not leak in.
+    clean = {k: os.environ[k] for k in ("PATH", "HOME", "LANG") if k in os.environ}
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=REPO_ROOT,
+        env={**clean, "DJANGO_SETTINGS_MODULE": "omnium.settings", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _load_settings(**env):
+    return _run(["-c", "import django; django.setup()"], **env)
+
+
+def test_malformed_boolean_fails_naming_the_variable():
+    result = _load_settings(DEBUG="perhaps")
+    assert result.returncode != 0
+    assert "DEBUG: expected a boolean" in result.stderr
+
+
+def test_malformed_database_url_fails_naming_the_variable():
+    result = _load_settings(DEBUG="true", DATABASE_URL="postgres://127.0.0.1:notaport/omnium")
+    assert result.returncode != 0
+    assert "DATABASE_URL: not a valid URL" in result.stderr
+
+
+def test_malformed_redis_url_fails_naming_the_variable():
+    result = _load_settings(DEBUG="true", REDIS_URL="http://127.0.0.1:6379/0")
+    assert result.returncode != 0
+    assert "REDIS_URL: the scheme must be one of redis, rediss" in result.stderr
+
+
+def test_secret_key_is_required_when_debug_is_off():
+    result = _load_settings(DEBUG="false", ALLOWED_HOSTS="omnium.example.org")
+    assert result.returncode != 0
+    assert "SECRET_KEY: this variable is required" in result.stderr
+
+
+def test_production_settings_pass_the_deploy_check_with_nothing_reported():
+    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], **PRODUCTION_ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
