@@ -9,9 +9,12 @@ admin.site.site_header = "omnium console"
 admin.site.site_title = "omnium console"
 admin.site.index_title = "Curation"
 
-# Each app mounts its own API module here: path("", include("sports.urls")), ...
+APPS = ("accounts", "sports", "catalogue", "discussions", "ingest")
+
+# Each app owns its API routes in <app>/api_urls.py and its pages in <app>/urls.py.
 api_v1 = [
     path("", ApiRootView.as_view(), name="api-root"),
+    *[path("", include(f"{app}.api_urls")) for app in APPS],
 ]
 
 urlpatterns = [
@@ -21,4 +24,5 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    *[path("", include(f"{app}.urls", namespace=app)) for app in APPS],
 ]
