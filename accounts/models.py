@@ -5,7 +5,10 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
+from django.utils import timezone
 
+from accounts.querysets import AccountGrantQuerySet, AccountSessionQuerySet, SubscriberQuerySet
 from omnium.models import UUIDModel
 
 
@@ -103,3 +106,184 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.entity_type}:{self.entity_key}"
+
+
+class TokenPurpose(models.TextChoices):
+    WELCOME = "welcome", "Welcome (first password)"
+    RESET = "reset", "Password reset"
+
+
+class AccountToken(UUIDModel):
+    """A welcome or reset link's token. Only its SHA-256 is stored; the token itself exists
+    only in the e-mail. Single use (``used_at``), 48 hours (``expires_at``)."""
+
+    token_hash = models.CharField(max_length=64, unique=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tokens"
+    )
+    purpose = models.CharField(max_length=16, choices=TokenPurpose.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="tokens_issued",
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(expires_at__gt=models.F("created_at")),
+                name="accounts_token_expires_after_creation",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.purpose} token for {self.user_id}"
+
+
+class AccountSession(models.Model):
+    """A signed-in browser (the session store's table; see ``accounts.sessions``).
+
+    ``key_digest`` is the SHA-256 of the cookie's session key: a copy of this table cannot be
+    replayed as cookies. Revocation keeps the row as the record of who ended it and why.
+    """
+
+    key_digest = models.CharField(max_length=64, primary_key=True)
+    session_data = models.TextField()
+    expire_date = models.DateTimeField(db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="sessions",
+    )
+    acting_as = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="sessions_acting_as",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="sessions_revoked",
+    )
+    revoke_reason = models.CharField(max_length=300, blank=True)
+
+    objects = AccountSessionQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "session"
+        constraints = [
+            # A revocation without a reason is not a record; a reason without a time is noise.
+            models.CheckConstraint(
+                condition=Q(revoked_at__isnull=True, revoke_reason="")
+                | (Q(revoked_at__isnull=False) & ~Q(revoke_reason="")),
+                name="accounts_session_revoked_with_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"session {self.key_digest[:12]}…"
+
+    @property
+    def is_live(self) -> bool:
+        return self.revoked_at is None and self.expire_date > timezone.now()
+
+
+class AccountGrant(models.Model):
+    """A role held on one record only (a competition, a brand …), beside the app-wide role.
+
+    The record is generic (content type + key) so any app's instances can be granted without
+    accounts importing that app.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="grants"
+    )
+    subject_type = models.ForeignKey("contenttypes.ContentType", on_delete=models.PROTECT)
+    subject_id = models.CharField(max_length=64)
+    role = models.CharField(max_length=16, choices=Role.choices)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="grants_given",
+    )
+    granted_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AccountGrantQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "subject_type", "subject_id"], name="accounts_grant_one_per_subject"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.role} on {self.subject_type_id}:{self.subject_id}"
+
+
+class AccountPreference(models.Model):
+    """Per-person settings the inbox reads; a missing row means the defaults."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.PROTECT,
+        related_name="preference",
+    )
+    mail_notifications = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"preferences of {self.user_id}"
+
+
+class Subscriber(UUIDModel):
+    """Someone who asked for the newsletter: the fields asked for and their consent, nothing
+    more (no address, no user agent). Unsubscribing keeps the row as the record.
+
+    The list leaves the database only through ``manage.py export_subscribers``.
+    """
+
+    email = models.EmailField(unique=True)
+    first_name = models.CharField(max_length=100, blank=True)
+    last_name = models.CharField(max_length=100, blank=True)
+    home_airport = models.CharField(max_length=3, blank=True)
+    interests = models.JSONField(default=list, blank=True)
+    consent_text = models.TextField()
+    consent_at = models.DateTimeField()
+    source = models.CharField(max_length=50, default="site")
+    created_at = models.DateTimeField(auto_now_add=True)
+    unsubscribed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SubscriberQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(email=Lower("email")),
+                name="accounts_subscriber_email_lowercase",
+            ),
+            models.CheckConstraint(
+                condition=~Q(consent_text=""), name="accounts_subscriber_consent_text_present"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"subscriber {self.pk}"

@@ -2,14 +2,39 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import password_validation
+from django.contrib.auth.models import Group
+from django.contrib.contenttypes.models import ContentType
+from django.contrib.sessions.backends.base import SessionBase
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.mail import send_mail
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
+from django.urls import reverse
+from django.utils import timezone
 
-from accounts.models import AccountStatus, AuditEntry, Role, User
+from accounts.acting import may_act_as_others
+from accounts.models import (
+    AccountGrant,
+    AccountPreference,
+    AccountSession,
+    AccountStatus,
+    AccountToken,
+    AuditEntry,
+    Role,
+    Subscriber,
+    TokenPurpose,
+    User,
+)
+from accounts.sessions import ACTING_AS_SESSION_KEY
 
 
 def _entity_label(entity: str | models.Model | type[models.Model]) -> str:
@@ -83,3 +108,384 @@ def admin_account_ensure(*, username: str, password: str) -> tuple[User, bool]:
         detail={"username": username, "role": Role.ADMIN},
     )
     return user, True
+
+
+# --- tokens: welcome and reset links ----------------------------------------------------
+
+TOKEN_LIFETIME = timedelta(hours=48)
+_INVALID_LINK = "This link is invalid, already used or expired. Ask for a new one."
+
+
+def token_digest(raw_token: str) -> str:
+    return hashlib.sha256(raw_token.encode()).hexdigest()
+
+
+def _send_token_mail(*, user: User, purpose: str, raw_token: str) -> None:
+    path = reverse("accounts:token-redeem", kwargs={"token": raw_token})
+    link = f"{settings.SITE_URL.rstrip('/')}{path}"
+    if purpose == TokenPurpose.WELCOME:
+        subject = "Your omnium account"
+        body = f"An account has been created for you. Choose your password here:\n\n{link}\n"
+    else:
+        subject = "Reset your omnium password"
+        body = f"Someone asked to reset your password. If it was you, continue here:\n\n{link}\n"
+    body += "\nThe link works once and expires in 48 hours.\n"
+    send_mail(subject, body, None, [user.email])
+
+
+@transaction.atomic
+def account_token_issue(*, user: User, purpose: str, actor: User | None) -> AccountToken:
+    """Create a single-use 48-hour token and mail its link once the transaction commits.
+
+    Only the digest is stored; the raw token exists in the e-mail alone.
+    """
+    if not user.email:
+        raise ValidationError({"email": "The account has no e-mail address to send a link to."})
+    raw_token = secrets.token_urlsafe(32)
+    now = timezone.now()
+    token = AccountToken.objects.create(
+        token_hash=token_digest(raw_token),
+        user=user,
+        purpose=purpose,
+        created_at=now,
+        expires_at=now + TOKEN_LIFETIME,
+        created_by=actor,
+    )
+    audit_record(
+        actor=actor,
+        action=f"account.token.{purpose}",
+        entity=user,
+        key=user.pk,
+        detail={"token": str(token.pk), "expires_at": token.expires_at},
+    )
+    transaction.on_commit(lambda: _send_token_mail(user=user, purpose=purpose, raw_token=raw_token))
+    return token
+
+
+def account_token_check(*, raw_token: str) -> AccountToken:
+    """The live token behind a link, or a ValidationError (used, expired or unknown)."""
+    token = (
+        AccountToken.objects.select_related("user")
+        .filter(token_hash=token_digest(raw_token), used_at__isnull=True)
+        .first()
+    )
+    if token is None or token.expires_at <= timezone.now():
+        raise ValidationError(_INVALID_LINK)
+    return token
+
+
+@transaction.atomic
+def account_token_redeem(*, raw_token: str, password: str) -> User:
+    """Set the password from a welcome/reset link; the token is spent; an invited account
+    becomes active. Locks the token row so two submissions of one link cannot both win."""
+    token = (
+        AccountToken.objects.select_for_update()
+        .select_related("user")
+        .filter(token_hash=token_digest(raw_token))
+        .first()
+    )
+    if token is None or token.used_at is not None or token.expires_at <= timezone.now():
+        raise ValidationError(_INVALID_LINK)
+    user = token.user
+    if user.status == AccountStatus.DISABLED:
+        raise ValidationError(_INVALID_LINK)
+    password_validation.validate_password(password, user)
+    token.used_at = timezone.now()
+    token.save(update_fields=["used_at"])
+    old_status = user.status
+    user.set_password(password)
+    user.status = AccountStatus.ACTIVE
+    user.save(update_fields=["password", "status"])
+    audit_record(
+        actor=user,
+        action="account.password_set",
+        entity=user,
+        key=user.pk,
+        detail={"via": token.purpose, "status": [old_status, user.status]},
+    )
+    return user
+
+
+@transaction.atomic
+def account_invite(
+    *,
+    actor: User,
+    username: str,
+    email: str,
+    display_name: str = "",
+    role: str = Role.VIEWER,
+) -> User:
+    """Create an invited account (no usable password) and send its welcome link."""
+    if User.objects.filter(username=username).exists():
+        raise ValidationError({"username": "That username is taken."})
+    user = User(
+        username=username,
+        email=email,
+        display_name=display_name,
+        role=role,
+        status=AccountStatus.INVITED,
+        invited_by=actor,
+        is_staff=role != Role.VIEWER,
+    )
+    user.set_unusable_password()
+    user.save()
+    account_groups_sync(user=user)
+    audit_record(
+        actor=actor,
+        action="account.invite",
+        entity=user,
+        key=user.pk,
+        detail={"username": username, "role": role},
+    )
+    account_token_issue(user=user, purpose=TokenPurpose.WELCOME, actor=actor)
+    return user
+
+
+@transaction.atomic
+def password_reset_request(*, email: str) -> AccountToken | None:
+    """Mail a reset link to the active account with this address, if there is exactly one.
+
+    The caller answers the same whatever happens, so the form cannot be used to learn which
+    addresses have accounts.
+    """
+    users = list(User.objects.filter(email__iexact=email.strip(), status=AccountStatus.ACTIVE)[:2])
+    if len(users) != 1:
+        return None
+    return account_token_issue(user=users[0], purpose=TokenPurpose.RESET, actor=None)
+
+
+# --- status, role, grants ----------------------------------------------------------------
+
+
+@transaction.atomic
+def account_status_set(*, user: User, status: str, actor: User, reason: str = "") -> User:
+    """Change an account's status. Disabling also revokes its live sessions."""
+    user = User.objects.select_for_update().get(pk=user.pk)
+    if user.status == status:
+        return user
+    old = user.status
+    user.status = status
+    user.disabled_at = timezone.now() if status == AccountStatus.DISABLED else None
+    user.save(update_fields=["status", "disabled_at"])
+    audit_record(
+        actor=actor,
+        action="account.status",
+        entity=user,
+        key=user.pk,
+        detail={"status": [old, status], "reason": reason},
+    )
+    if status == AccountStatus.DISABLED:
+        for session in AccountSession.objects.filter(user=user).live():
+            session_revoke(session=session, actor=actor, reason=reason or "account disabled")
+    return user
+
+
+def account_groups_sync(*, user: User) -> None:
+    # A role is a Django group of the same name: permissions are granted to the group
+    # (``manage.py sync_role_groups``), membership follows the role.
+    role_names = set(Role.values)
+    keep = Group.objects.get_or_create(name=user.role)[0]
+    user.groups.remove(*user.groups.filter(name__in=role_names - {user.role}))
+    user.groups.add(keep)
+
+
+@transaction.atomic
+def account_role_set(*, user: User, role: str, actor: User) -> User:
+    user = User.objects.select_for_update().get(pk=user.pk)
+    if user.role == role:
+        return user
+    old = user.role
+    user.role = role
+    user.save(update_fields=["role"])
+    account_groups_sync(user=user)
+    audit_record(
+        actor=actor, action="account.role", entity=user, key=user.pk, detail={"role": [old, role]}
+    )
+    return user
+
+
+@transaction.atomic
+def grant_set(*, user: User, subject: models.Model, role: str, actor: User) -> AccountGrant:
+    """Give ``user`` ``role`` on one record; replaces an earlier grant on the same record."""
+    subject_type = ContentType.objects.get_for_model(subject)
+    grant, created = AccountGrant.objects.select_for_update().get_or_create(
+        user=user,
+        subject_type=subject_type,
+        subject_id=str(subject.pk),
+        defaults={"role": role, "granted_by": actor},
+    )
+    if not created:
+        if grant.role == role:
+            return grant
+        old = grant.role
+        grant.role, grant.granted_by = role, actor
+        grant.save(update_fields=["role", "granted_by"])
+    audit_record(
+        actor=actor,
+        action="account.grant",
+        entity=subject,
+        key=subject.pk,
+        detail={"user": user.pk, "role": [None if created else old, role]},
+    )
+    return grant
+
+
+@transaction.atomic
+def grant_remove(*, user: User, subject: models.Model, actor: User) -> None:
+    subject_type = ContentType.objects.get_for_model(subject)
+    deleted, _ = AccountGrant.objects.filter(
+        user=user, subject_type=subject_type, subject_id=str(subject.pk)
+    ).delete()
+    if deleted:
+        audit_record(
+            actor=actor,
+            action="account.grant_remove",
+            entity=subject,
+            key=subject.pk,
+            detail={"user": user.pk},
+        )
+
+
+# --- sessions and acting as --------------------------------------------------------------
+
+
+@transaction.atomic
+def session_revoke(*, session: AccountSession, actor: User, reason: str) -> AccountSession:
+    """End a signed-in session now; the browser is signed out on its next request."""
+    reason = reason.strip()
+    if not reason:
+        raise ValidationError({"reason": "Say why the session is being revoked."})
+    session = AccountSession.objects.select_for_update().get(pk=session.pk)
+    if session.revoked_at is not None:
+        return session
+    session.revoked_at = timezone.now()
+    session.revoked_by = actor
+    session.revoke_reason = reason
+    session.save(update_fields=["revoked_at", "revoked_by", "revoke_reason"])
+    audit_record(
+        actor=actor,
+        action="session.revoke",
+        entity="accounts.session",
+        key=session.key_digest[:16],
+        detail={"user": session.user_id, "reason": reason},
+    )
+    return session
+
+
+@transaction.atomic
+def acting_as_start(*, session: SessionBase, actor: User, target: User, reason: str) -> None:
+    """Begin acting as ``target`` in this session (support). Only administrators may, never
+    as a superuser (that would be an escalation) nor as themselves."""
+    if not may_act_as_others(actor):
+        raise PermissionDenied("Only administrators can act as another account.")
+    if target.pk == actor.pk or target.is_superuser or target.status != AccountStatus.ACTIVE:
+        raise ValidationError("You cannot act as that account.")
+    if not reason.strip():
+        raise ValidationError({"reason": "Say why you are acting as this account."})
+    session[ACTING_AS_SESSION_KEY] = str(target.pk)
+    session.save()
+    audit_record(
+        actor=actor,
+        acting_as=target,
+        action="account.acting_as.start",
+        entity=target,
+        key=target.pk,
+        detail={"reason": reason.strip()},
+    )
+
+
+@transaction.atomic
+def acting_as_stop(*, session: SessionBase, actor: User) -> None:
+    target_id = session.pop(ACTING_AS_SESSION_KEY, None)
+    if target_id is None:
+        return
+    session.save()
+    target = User.objects.filter(pk=target_id).first()
+    audit_record(
+        actor=actor,
+        acting_as=target,
+        action="account.acting_as.stop",
+        entity="accounts.user",
+        key=target_id,
+    )
+
+
+# --- preferences -------------------------------------------------------------------------
+
+
+@transaction.atomic
+def preference_mail_set(*, user: User, enabled: bool, actor: User) -> AccountPreference:
+    preference, _ = AccountPreference.objects.select_for_update().get_or_create(user=user)
+    if preference.mail_notifications == enabled:
+        return preference
+    preference.mail_notifications = enabled
+    preference.save(update_fields=["mail_notifications", "updated_at"])
+    audit_record(
+        actor=actor,
+        action="account.preference.mail",
+        entity=user,
+        key=user.pk,
+        detail={"mail_notifications": enabled},
+    )
+    return preference
+
+
+# --- subscribers -------------------------------------------------------------------------
+
+
+@transaction.atomic
+def subscriber_signup(
+    *,
+    email: str,
+    consent_text: str,
+    first_name: str = "",
+    last_name: str = "",
+    home_airport: str = "",
+    interests: list[str] | None = None,
+    source: str = "site",
+) -> Subscriber:
+    """Record a newsletter signup with the consent sentence shown and when it was ticked.
+
+    Signing up again with the same address refreshes the consent (and ends an earlier
+    unsubscription); the address is the identity, compared lowercased.
+    """
+    email = email.strip().lower()
+    if not consent_text.strip():
+        raise ValidationError({"consent": "Consent is required."})
+    now = timezone.now()
+    fields = {
+        "first_name": first_name.strip(),
+        "last_name": last_name.strip(),
+        "home_airport": home_airport.strip().upper(),
+        "interests": sorted(set(interests or [])),
+        "consent_text": consent_text,
+        "consent_at": now,
+        "source": source,
+        "unsubscribed_at": None,
+    }
+    subscriber, created = Subscriber.objects.select_for_update().get_or_create(
+        email=email, defaults=fields
+    )
+    if not created:
+        for name, value in fields.items():
+            setattr(subscriber, name, value)
+        subscriber.save()
+    audit_record(
+        actor=None,
+        action="subscriber.signup" if created else "subscriber.resubscribe",
+        entity=subscriber,
+        key=subscriber.pk,
+    )
+    return subscriber
+
+
+@transaction.atomic
+def subscriber_unsubscribe(*, email: str, actor: User | None = None) -> Subscriber | None:
+    """Withdraw: the row stays as the record of consent given and withdrawn."""
+    subscriber = Subscriber.objects.select_for_update().filter(email=email.strip().lower()).first()
+    if subscriber is None or subscriber.unsubscribed_at is not None:
+        return subscriber
+    subscriber.unsubscribed_at = timezone.now()
+    subscriber.save(update_fields=["unsubscribed_at"])
+    audit_record(actor=actor, action="subscriber.unsubscribe", entity=subscriber, key=subscriber.pk)
+    return subscriber

@@ -1,7 +1,15 @@
 """Public site pages of the accounts app (mounted at the site root by omnium/urls.py)."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from accounts import views
 
 app_name = "accounts"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("account/link/<str:token>/", views.token_redeem, name="token-redeem"),
+    path("account/reset/", views.reset_request, name="reset-request"),
+    path("account/acting-as/stop/", views.acting_as_stop, name="acting-as-stop"),
+    path("newsletter/", views.subscribe, name="subscribe"),
+    path("newsletter/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
+]

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "mptt",
     "simple_history",
     "pgtrigger",
+    "axes",
     "omnium",
     "accounts",
     "sports",
@@ -76,9 +77,12 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.acting.ActingAsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes requires: it turns a lockout into the lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "omnium.urls"
@@ -115,6 +119,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "admin:login"
+AUTHENTICATION_BACKENDS = [
+    "accounts.backends.LockoutBackend",
+    "accounts.backends.StatusModelBackend",
+]
+# Sessions live in accounts' table, keyed by a digest of the cookie value (accounts/sessions.py).
+SESSION_ENGINE = "accounts.sessions"
+# Lockout (django-axes): 5 failures for one username from one client lock that pair for 15
+# minutes. The client is a keyed pseudonym (accounts/lockout.py); no address, no user agent.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = 0.25  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "accounts.lockout.lockout_client_key"
+AXES_HANDLER = "accounts.lockout.PseudonymousAxesHandler"
+AXES_DISABLE_ACCESS_LOG = True
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+# Absolute links in e-mail (welcome, reset, notifications) start with this.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"

@@ -1,0 +1,54 @@
+import io
+
+import pytest
+from django.core.management import call_command
+
+from accounts.models import AccountGrant, AuditEntry, Role
+from accounts.services import account_role_set, grant_remove, grant_set
+
+
+@pytest.mark.django_db
+def test_changing_a_role_moves_the_account_to_that_roles_group(admin_user, viewer):
+    account_role_set(user=viewer, role=Role.EDITOR, actor=admin_user)
+    assert list(viewer.groups.values_list("name", flat=True)) == ["editor"]
+
+
+@pytest.mark.django_db
+def test_a_role_change_is_audited_with_old_and_new(admin_user, viewer):
+    account_role_set(user=viewer, role=Role.REVIEWER, actor=admin_user)
+    entry = AuditEntry.objects.get(action="account.role")
+    assert entry.detail == {"role": ["viewer", "reviewer"]}
+
+
+@pytest.mark.django_db
+def test_role_groups_carry_the_roles_permissions(admin_user, viewer, editor):
+    account_role_set(user=editor, role=Role.ADMIN, actor=admin_user)
+    call_command("sync_role_groups", stdout=io.StringIO())
+    editor = type(editor).objects.get(pk=editor.pk)
+    viewer = type(viewer).objects.get(pk=viewer.pk)
+    assert editor.has_perm("accounts.view_auditentry")
+    assert not viewer.has_perm("accounts.view_auditentry")
+
+
+@pytest.mark.django_db
+def test_a_grant_is_one_row_per_person_and_record(admin_user, viewer, editor):
+    grant_set(user=viewer, subject=editor, role=Role.REVIEWER, actor=admin_user)
+    grant_set(user=viewer, subject=editor, role=Role.EDITOR, actor=admin_user)
+    assert AccountGrant.objects.on(editor).get().role == Role.EDITOR
+
+
+@pytest.mark.django_db
+def test_removing_a_grant_is_audited(admin_user, viewer, editor):
+    grant_set(user=viewer, subject=editor, role=Role.REVIEWER, actor=admin_user)
+    grant_remove(user=viewer, subject=editor, actor=admin_user)
+    assert not AccountGrant.objects.exists()
+    assert AuditEntry.objects.filter(action="account.grant_remove").exists()
+
+
+@pytest.mark.django_db
+def test_user_admin_pages_render(client, admin_user, viewer):
+    client.force_login(admin_user)
+    assert client.get("/admin/accounts/user/").status_code == 200
+    assert client.get(f"/admin/accounts/user/{viewer.pk}/change/").status_code == 200
+    assert client.get("/admin/accounts/accountsession/").status_code == 200
+    assert client.get("/admin/accounts/accountgrant/").status_code == 200

@@ -1,0 +1,94 @@
+import hashlib
+
+import pytest
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from accounts.models import AccountSession, AccountStatus
+from accounts.services import account_status_set, session_revoke
+from accounts.tests.factories import DEFAULT_PASSWORD
+
+
+def _sign_in(client, user):
+    response = client.post(
+        "/admin/login/?next=/admin/", {"username": user.username, "password": DEFAULT_PASSWORD}
+    )
+    assert response.status_code == 302
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+@pytest.mark.django_db
+def test_the_session_table_keeps_only_a_digest_of_the_cookie(client, editor):
+    cookie = _sign_in(client, editor)
+    session = AccountSession.objects.get(user=editor, revoked_at__isnull=True)
+    assert session.key_digest == hashlib.sha256(cookie.encode()).hexdigest()
+    assert not AccountSession.objects.filter(key_digest=cookie).exists()
+    assert cookie not in session.session_data
+
+
+@pytest.mark.django_db
+def test_a_revoked_session_is_signed_out_on_its_next_request(client, editor, admin_user):
+    _sign_in(client, editor)
+    assert client.get("/admin/").status_code == 200
+    session = AccountSession.objects.get(user=editor, revoked_at__isnull=True)
+    session_revoke(session=session, actor=admin_user, reason="laptop stolen")
+    response = client.get("/admin/")
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
+
+
+@pytest.mark.django_db
+def test_revocation_keeps_who_revoked_and_why(client, editor, admin_user):
+    _sign_in(client, editor)
+    session = AccountSession.objects.get(user=editor, revoked_at__isnull=True)
+    session_revoke(session=session, actor=admin_user, reason="laptop stolen")
+    session.refresh_from_db()
+    assert (session.revoked_by, session.revoke_reason) == (admin_user, "laptop stolen")
+    assert session.revoked_at is not None
+
+
+@pytest.mark.django_db
+def test_revoking_needs_a_reason(client, editor, admin_user):
+    _sign_in(client, editor)
+    session = AccountSession.objects.get(user=editor, revoked_at__isnull=True)
+    with pytest.raises(ValidationError):
+        session_revoke(session=session, actor=admin_user, reason="  ")
+
+
+@pytest.mark.django_db
+def test_signing_out_keeps_the_session_row_as_revoked(client, editor):
+    _sign_in(client, editor)
+    client.post("/admin/logout/")
+    assert AccountSession.objects.filter(user=editor).count() == 1
+    assert AccountSession.objects.get(user=editor).revoked_at is not None
+
+
+@pytest.mark.django_db
+def test_disabling_an_account_revokes_its_sessions(client, editor, admin_user):
+    _sign_in(client, editor)
+    account_status_set(user=editor, status=AccountStatus.DISABLED, actor=admin_user)
+    assert not AccountSession.objects.filter(user=editor).live().exists()
+    assert client.get("/admin/").status_code == 302
+
+
+@pytest.mark.django_db
+def test_admin_revoke_action_asks_for_a_reason_then_revokes(client, editor, admin_user):
+    _sign_in(client, editor)
+    session = AccountSession.objects.get(user=editor, revoked_at__isnull=True)
+    admin_client = client.__class__()
+    admin_client.force_login(admin_user)
+    url = "/admin/accounts/accountsession/"
+    page = admin_client.post(url, {"action": "revoke", "_selected_action": [session.pk]})
+    assert page.status_code == 200
+    assert "reason" in page.content.decode()
+    admin_client.post(
+        url,
+        {
+            "action": "revoke",
+            "_selected_action": [session.pk],
+            "confirm": "yes",
+            "reason": "left the company",
+        },
+    )
+    session.refresh_from_db()
+    assert session.revoke_reason == "left the company"

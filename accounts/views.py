@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.signing import BadSignature, TimestampSigner
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts import services
+from accounts.forms import SUBSCRIBE_CONSENT, ResetRequestForm, SetPasswordForm, SubscribeForm
+
+_unsubscribe_signer = TimestampSigner(salt="accounts.unsubscribe")
+
+
+def unsubscribe_token(email: str) -> str:
+    return _unsubscribe_signer.sign(email.lower())
+
+
+@require_http_methods(["GET", "POST"])
+def token_redeem(request: HttpRequest, token: str) -> HttpResponse:
+    """The welcome/reset link: choose a password. The token is spent only on success."""
+    try:
+        account_token = services.account_token_check(raw_token=token)
+    except ValidationError as error:
+        return render(request, "accounts/token_invalid.html", {"error": error}, status=404)
+    form = SetPasswordForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.account_token_redeem(raw_token=token, password=form.cleaned_data["password"])
+        except ValidationError as error:
+            form.add_error("password", error)
+        else:
+            messages.success(request, "Your password is set. You can sign in now.")
+            return redirect("admin:login")
+    return render(
+        request, "accounts/set_password.html", {"form": form, "purpose": account_token.purpose}
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def reset_request(request: HttpRequest) -> HttpResponse:
+    form = ResetRequestForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        services.password_reset_request(email=form.cleaned_data["email"])
+        # The same answer whether or not an account has this address.
+        return render(request, "accounts/reset_sent.html")
+    return render(request, "accounts/reset_request.html", {"form": form})
+
+
+@login_required
+@require_POST
+def acting_as_stop(request: HttpRequest) -> HttpResponse:
+    services.acting_as_stop(session=request.session, actor=request.real_user)
+    return redirect("admin:index")
+
+
+@require_http_methods(["GET", "POST"])
+def subscribe(request: HttpRequest) -> HttpResponse:
+    form = SubscribeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        if not data["website"]:
+            services.subscriber_signup(
+                email=data["email"],
+                first_name=data["first_name"],
+                last_name=data["last_name"],
+                home_airport=data["home_airport"],
+                interests=data["interests"],
+                consent_text=SUBSCRIBE_CONSENT,
+            )
+        # A bot filling the honeypot sees the same page as a person, so it learns nothing.
+        return render(request, "accounts/subscribed.html")
+    return render(request, "accounts/subscribe.html", {"form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        email = _unsubscribe_signer.unsign(token)
+    except BadSignature:
+        return render(request, "accounts/unsubscribe.html", {"invalid": True}, status=404)
+    if request.method == "POST":
+        services.subscriber_unsubscribe(email=email)
+        return render(request, "accounts/unsubscribe.html", {"done": True})
+    return render(request, "accounts/unsubscribe.html", {})
