@@ -1,0 +1,86 @@
+"""Read vocabulary of the sports spine, shared by admin, API, pages and services."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.db import models
+from django.db.models import OuterRef, Subquery
+from mptt.managers import TreeManager
+from mptt.querysets import TreeQuerySet
+
+if TYPE_CHECKING:
+    from sports.models import Competition
+
+
+class CompetitionQuerySet(TreeQuerySet):
+    def canonical(self) -> CompetitionQuerySet:
+        return self.filter(merged_into__isnull=True)
+
+    def with_effective(self) -> CompetitionQuerySet:
+        """Annotate ``effective_fixture_type`` and ``effective_format_code``: the nearest
+        value set on the node or an ancestor (values are inherited down the tree)."""
+        ancestors = self.model.objects.filter(
+            tree_id=OuterRef("tree_id"), lft__lte=OuterRef("lft"), rght__gte=OuterRef("rght")
+        ).order_by("-level")
+        return self.annotate(
+            effective_fixture_type=Subquery(
+                ancestors.filter(fixture_type__isnull=False).values("fixture_type")[:1]
+            ),
+            effective_format_code=Subquery(
+                ancestors.filter(format_code__isnull=False).values("format_code")[:1]
+            ),
+        )
+
+
+CompetitionManager = TreeManager.from_queryset(CompetitionQuerySet)
+
+
+class FixtureQuerySet(models.QuerySet):
+    def canonical(self) -> FixtureQuerySet:
+        return self.filter(merged_into__isnull=True)
+
+    def under(self, node: Competition) -> FixtureQuerySet:
+        """Every fixture on ``node`` or any node below it: one range condition on the
+        tree's nested-set columns, whatever the depth."""
+        return self.filter(
+            competition__tree_id=node.tree_id,
+            competition__lft__gte=node.lft,
+            competition__rght__lte=node.rght,
+        )
+
+    def with_competitors(self) -> FixtureQuerySet:
+        from sports.models import FixtureCompetitor
+
+        return self.select_related("sport", "competition", "venue").prefetch_related(
+            models.Prefetch(
+                "competitors",
+                queryset=FixtureCompetitor.objects.select_related("participant").order_by(
+                    "parent_id", "ordinal", "id"
+                ),
+            )
+        )
+
+
+class ParticipantQuerySet(models.QuerySet):
+    def canonical(self) -> ParticipantQuerySet:
+        return self.filter(merged_into__isnull=True)
+
+    def visible_to(self, sport) -> ParticipantQuerySet:
+        """Participants a sport sees: those listing it, plus the Commons (listing none)."""
+        return self.filter(models.Q(sports__sport=sport) | models.Q(sports__isnull=True)).distinct()
+
+
+def follow_merges(model: type[models.Model], pk, *, limit: int = 32):
+    """The surviving row's primary key for ``pk``, following ``merged_into`` links."""
+    seen = []
+    current = pk
+    while current is not None:
+        if current in seen or len(seen) >= limit:
+            raise ValueError(f"{model.__name__} merge chain loops or is too long at {pk}")
+        seen.append(current)
+        nxt = model.objects.filter(pk=current).values_list("merged_into_id", flat=True).first()
+        if nxt is None:
+            return current
+        current = nxt
+    return current

@@ -1,0 +1,30 @@
+"""Helpers every sports service uses: who acted, and the errors services raise."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Union
+
+from django.core.exceptions import ValidationError
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+# A person (their account) or an automated writer named "integration:<source>".
+Actor = Union["User", str]
+
+
+def actor_label(actor: Actor) -> str:
+    if isinstance(actor, str):
+        if not actor:
+            raise ValidationError("An actor is required: an account or 'integration:<source>'.")
+        return actor
+    return actor.get_username()
+
+
+def actor_user(actor: Actor):
+    """The account behind ``actor``, or None for an automated writer."""
+    return None if isinstance(actor, str) else actor
+
+
+class ConflictError(ValidationError):
+    """The write lost a race or its precondition no longer holds; nothing was changed."""

@@ -1,0 +1,494 @@
+"""Writes on fixtures. Every one of them appends an item to the fixture's log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from jsonschema import Draft202012Validator
+
+from sports.models import (
+    Competition,
+    Fixture,
+    FixtureAmendment,
+    FixtureCompetitor,
+    Participant,
+    Scoreboard,
+    Sport,
+    SportDefinitionVersion,
+    StatLine,
+    TimelineItem,
+    TimelineStatus,
+    Venue,
+)
+from sports.plugins.base import fixture_day
+from sports.plugins.registry import get_plugin
+from sports.services.common import Actor, actor_user
+from sports.services.timeline import timeline_append
+
+AMENDABLE = ("name", "scheduled_start", "venue", "status", "coverage_tier", "results_official")
+PINNABLE = (*AMENDABLE, "meta", "format", "result", "competitors")
+
+
+@dataclass
+class CompetitorSpec:
+    """One side or entrant to put in a fixture; ``members`` nest under it."""
+
+    participant: Participant | None = None
+    placeholder_label: str | None = None
+    alignment: str = ""
+    ordinal: int | None = None
+    slot: str = ""
+    entry: dict[str, Any] = field(default_factory=dict)
+    members: list[CompetitorSpec] = field(default_factory=list)
+
+
+def _schema_problems(schema: dict, document: dict, where: str) -> list[str]:
+    validator = Draft202012Validator(schema)
+    return [
+        f"{where}/{'/'.join(str(p) for p in e.absolute_path)}: {e.message}".rstrip("/")
+        for e in validator.iter_errors(document)
+    ]
+
+
+def definition_for(sport: Sport) -> SportDefinitionVersion | None:
+    return sport.definitions.order_by("-version").first()
+
+
+@transaction.atomic
+def sport_definition_publish(
+    *,
+    sport: Sport,
+    plugin: str,
+    actor: Actor,
+    meta_schema: dict | None = None,
+    format_schema: dict | None = None,
+    status_codes: dict | None = None,
+    notes: str = "",
+) -> SportDefinitionVersion:
+    """Publish the next definition version of ``sport``. Schemas default to the plugin's
+    own; existing fixtures keep the version they were made with."""
+    handler = get_plugin(plugin)
+    for schema in (meta_schema, format_schema):
+        if schema is not None:
+            Draft202012Validator.check_schema(schema)
+    Sport.objects.select_for_update().filter(pk=sport.pk).values_list("pk").get()
+    latest = sport.definitions.order_by("-version").values_list("version", flat=True).first()
+    del actor
+    return SportDefinitionVersion.objects.create(
+        sport=sport,
+        version=(latest or 0) + 1,
+        plugin=plugin,
+        meta_schema=meta_schema if meta_schema is not None else handler.meta_schema,
+        format_schema=format_schema if format_schema is not None else handler.format_schema,
+        status_codes=status_codes if status_codes is not None else handler.status_codes,
+        notes=notes,
+    )
+
+
+@transaction.atomic
+def fixture_create(
+    *,
+    competition: Competition,
+    code: str,
+    actor: Actor,
+    sport: Sport | None = None,
+    name: str = "",
+    archetype: str | None = None,
+    fixture_type: str | None = None,
+    format_code: str | None = None,
+    scheduled_start: datetime | None = None,
+    venue: Venue | None = None,
+    format: dict | None = None,
+    meta: dict | None = None,
+    coverage_tier: str | None = None,
+    competitors: list[CompetitorSpec] = (),
+    source_code: str | None = None,
+    idempotency_key: str | None = None,
+) -> Fixture:
+    """Create a fixture on ``competition``. ``fixture_type`` and ``format_code`` come from
+    the nearest ancestor that sets them unless given; ``meta`` and ``format`` must satisfy
+    the sport's current definition, whose version the fixture pins."""
+    sport = sport or competition.sport
+    if sport is None:
+        raise ValidationError({"sport": f"{competition} has no sport; name the fixture's sport."})
+    if competition.sport_id is not None and competition.sport_id != sport.pk:
+        raise ValidationError({"sport": f"{competition} is a {competition.sport} node."})
+    archetype = archetype or sport.archetype
+    if not archetype:
+        raise ValidationError({"archetype": f"{sport} has no default archetype; give one."})
+    effective = Competition.objects.with_effective().get(pk=competition.pk)
+    definition = definition_for(sport)
+    format, meta = format or {}, meta or {}
+    if definition is not None:
+        problems = _schema_problems(definition.format_schema, format, "format") + _schema_problems(
+            definition.meta_schema, meta, "meta"
+        )
+        if problems:
+            raise ValidationError(
+                {"format" if problems[0].startswith("format") else "meta": problems}
+            )
+    fixture = Fixture(
+        sport=sport,
+        competition=competition,
+        venue=venue,
+        definition_version=definition,
+        code=code,
+        name=name,
+        archetype=archetype,
+        fixture_type=fixture_type or effective.effective_fixture_type,
+        format_code=format_code or effective.effective_format_code,
+        scheduled_start=scheduled_start,
+        format=format,
+        meta=meta,
+        **({"coverage_tier": coverage_tier} if coverage_tier else {}),
+    )
+    fixture.full_clean(exclude=["competition", "sport", "venue", "definition_version"])
+    fixture.save()
+    timeline_append(
+        fixture=fixture,
+        event_type="fixture.create",
+        actor=actor,
+        source_code=source_code,
+        idempotency_key=idempotency_key,
+        unit="record",
+        payload={"code": code, "competition": str(competition.pk), "archetype": archetype},
+    )
+    if competitors:
+        _create_competitors(fixture, competitors)
+    return fixture
+
+
+def _create_competitors(fixture: Fixture, specs, parent: FixtureCompetitor | None = None) -> None:
+    for index, spec in enumerate(specs, start=1):
+        row = FixtureCompetitor.objects.create(
+            fixture=fixture,
+            parent=parent,
+            participant=spec.participant,
+            placeholder_label=spec.placeholder_label,
+            alignment=spec.alignment,
+            ordinal=spec.ordinal if spec.ordinal is not None else index,
+            slot=spec.slot,
+            entry=spec.entry,
+        )
+        if spec.members:
+            _create_competitors(fixture, spec.members, parent=row)
+
+
+def _competitors_snapshot(fixture: Fixture) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": str(c.pk),
+            "participant": str(c.participant_id) if c.participant_id else None,
+            "placeholder": c.placeholder_label,
+            "parent": str(c.parent_id) if c.parent_id else None,
+            "alignment": c.alignment,
+            "ordinal": c.ordinal,
+        }
+        for c in fixture.competitors.order_by("parent_id", "ordinal", "id")
+    ]
+
+
+@transaction.atomic
+def fixture_set_competitors(
+    *, fixture: Fixture, competitors: list[CompetitorSpec], actor: Actor, reason: str
+) -> Fixture:
+    """Replace the fixture's sides and entries (a structure edit, recorded as an amendment
+    with the old and new line-ups). Refused once results depend on them."""
+    if not reason:
+        raise ValidationError({"reason": "Changing the sides of a fixture needs a reason."})
+    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    if fixture.competitors.exists() and (
+        fixture.competitors.filter(rank__isnull=False).exists() or fixture.attempts.exists()
+    ):
+        raise ValidationError("The sides have results; amend the results, not the sides.")
+    before = _competitors_snapshot(fixture)
+    fixture.competitors.filter(parent__isnull=False).delete()
+    fixture.competitors.all().delete()
+    _create_competitors(fixture, competitors)
+    after = _competitors_snapshot(fixture)
+    FixtureAmendment.objects.create(
+        fixture=fixture,
+        field="competitors",
+        old_value=before,
+        new_value=after,
+        reason=reason,
+        actor=actor_user(actor),
+    )
+    Fixture.objects.filter(pk=fixture.pk).update(version=F("version") + 1)
+    timeline_append(
+        fixture=fixture,
+        event_type="fixture.set_competitors",
+        actor=actor,
+        unit="record",
+        payload={"reason": reason, "competitors": after},
+    )
+    fixture.refresh_from_db()
+    return fixture
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Venue):
+        return str(value.pk)
+    return value
+
+
+@transaction.atomic
+def fixture_amend(
+    *, fixture: Fixture, changes: dict[str, Any], actor: Actor, reason: str, pin: bool = True
+) -> Fixture:
+    """Change structure fields by hand, each recorded as an amendment (before, after, who,
+    why). A hand edit is pinned by default, so the next import leaves it alone."""
+    unknown = set(changes) - set(AMENDABLE)
+    if unknown:
+        raise ValidationError(f"Not amendable here: {', '.join(sorted(unknown))}.")
+    if not reason:
+        raise ValidationError({"reason": "An amendment needs a reason."})
+    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    changed = {}
+    for name, value in changes.items():
+        old = getattr(fixture, name)
+        if old == value:
+            continue
+        FixtureAmendment.objects.create(
+            fixture=fixture,
+            field=name,
+            old_value=_json_value(old),
+            new_value=_json_value(value),
+            reason=reason,
+            actor=actor_user(actor),
+        )
+        setattr(fixture, name, value)
+        changed[name] = _json_value(value)
+    if not changed:
+        return fixture
+    if pin:
+        fixture.pinned = sorted(set(fixture.pinned) | set(changed))
+    fixture.version += 1
+    fixture.full_clean(exclude=["competition", "sport", "venue", "definition_version"])
+    fixture.save()
+    timeline_append(
+        fixture=fixture,
+        event_type="fixture.amend",
+        actor=actor,
+        unit="record",
+        payload={"changes": changed, "reason": reason, "pinned": pin},
+    )
+    return fixture
+
+
+def _set_pins(fixture: Fixture, fields: list[str], actor: Actor, *, pin: bool) -> Fixture:
+    unknown = set(fields) - set(PINNABLE)
+    if unknown:
+        raise ValidationError(f"Not pinnable: {', '.join(sorted(unknown))}.")
+    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    current = set(fixture.pinned)
+    new = current | set(fields) if pin else current - set(fields)
+    if new == current:
+        return fixture
+    fixture.pinned = sorted(new)
+    fixture.version += 1
+    fixture.save(update_fields=["pinned", "version", "updated_at"])
+    timeline_append(
+        fixture=fixture,
+        event_type="fixture.pin" if pin else "fixture.unpin",
+        actor=actor,
+        unit="record",
+        payload={"fields": sorted(fields)},
+    )
+    return fixture
+
+
+@transaction.atomic
+def fixture_pin(*, fixture: Fixture, fields: list[str], actor: Actor) -> Fixture:
+    """Mark fields as set by a person: imports and recomputes leave them alone."""
+    return _set_pins(fixture, fields, actor, pin=True)
+
+
+@transaction.atomic
+def fixture_unpin(*, fixture: Fixture, fields: list[str], actor: Actor) -> Fixture:
+    return _set_pins(fixture, fields, actor, pin=False)
+
+
+@transaction.atomic
+def fixture_merge(*, loser: Fixture, survivor: Fixture, actor: Actor, reason: str) -> Fixture:
+    """Point ``loser`` at ``survivor`` (merge, never delete): the loser's row and its log
+    stay, its external ids resolve to the survivor through the chain."""
+    if not reason:
+        raise ValidationError({"reason": "A merge needs a reason."})
+    if loser.pk == survivor.pk:
+        raise ValidationError("A fixture cannot be merged into itself.")
+    locked = {
+        f.pk: f
+        for f in Fixture.objects.select_for_update()
+        .filter(pk__in=[loser.pk, survivor.pk])
+        .order_by("pk")
+    }
+    loser, survivor = locked[loser.pk], locked[survivor.pk]
+    if loser.sport_id != survivor.sport_id:
+        raise ValidationError("Only fixtures of one sport can be merged.")
+    if loser.merged_into_id or survivor.merged_into_id:
+        raise ValidationError("One of these fixtures is already merged.")
+    loser.merged_into = survivor
+    loser.version += 1
+    loser.save(update_fields=["merged_into", "version", "updated_at"])
+    payload = {"loser": str(loser.pk), "survivor": str(survivor.pk), "reason": reason}
+    for subject in (loser, survivor):
+        timeline_append(
+            fixture=subject, event_type="fixture.merge", actor=actor, unit="record", payload=payload
+        )
+    return survivor
+
+
+# --- commands through the sport's plugin ----------------------------------------------
+
+
+def _plugin_and_codes(fixture: Fixture):
+    definition = fixture.definition_version or definition_for(fixture.sport)
+    if definition is None:
+        raise ValidationError(f"{fixture.sport} has no definition, so it takes no commands.")
+    return get_plugin(definition.plugin), definition.status_codes or {}
+
+
+def effective_items(fixture: Fixture, prefix: str) -> list[TimelineItem]:
+    """The log as it now stands: voided items dropped, and a correction standing in the
+    place of the item it supersedes."""
+    items = list(
+        TimelineItem.objects.filter(fixture=fixture, event_type__startswith=f"{prefix}.").order_by(
+            "seq"
+        )
+    )
+    by_id = {i.pk: i for i in items}
+    replaced: dict[int, TimelineItem] = {}
+    for item in items:
+        if item.supersedes_id and item.status != TimelineStatus.VOIDED:
+            root = item.supersedes_id
+            while by_id.get(root) is not None and by_id[root].supersedes_id:
+                root = by_id[root].supersedes_id
+            replaced[root] = item
+    effective = []
+    for item in items:
+        if item.supersedes_id or item.status == TimelineStatus.VOIDED:
+            continue
+        effective.append(replaced.get(item.pk, item))
+    return [i for i in effective if i.status != TimelineStatus.VOIDED]
+
+
+@transaction.atomic
+def fixture_command(
+    *,
+    fixture: Fixture,
+    command: str,
+    payload: dict[str, Any],
+    actor: Actor,
+    idempotency_key: str | None = None,
+    source_code: str | None = None,
+) -> TimelineItem:
+    """Validate a command against the sport's plugin and definition, append it to the log
+    and rebuild everything derived from the log. A resent command (same idempotency key)
+    returns the first item and changes nothing."""
+    plugin, codes = _plugin_and_codes(fixture)
+    plugin.validate_payload(command, payload)
+    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    if idempotency_key is not None:
+        existing = TimelineItem.objects.filter(
+            fixture=fixture, source_code=source_code, idempotency_key=idempotency_key
+        ).first()
+        if existing is not None:
+            return existing
+    competitors = list(fixture.competitors.all())
+    state = plugin.fold(
+        fixture, competitors, effective_items(fixture, plugin.key), codes
+    ).scoreboard
+    plugin.check(fixture, competitors, command, payload, state, codes)
+    participant_ids = [pid for pid, _ in plugin.participants(competitors, command, payload)]
+    known = {str(p.pk): p for p in Participant.objects.filter(pk__in=participant_ids)}
+    missing = [pid for pid in participant_ids if str(pid) not in known]
+    if missing:
+        raise ValidationError({"payload": [f"No participant {pid}." for pid in missing]})
+    item = timeline_append(
+        fixture=fixture,
+        event_type=f"{plugin.key}.{command}",
+        actor=actor,
+        payload=payload,
+        source_code=source_code,
+        idempotency_key=idempotency_key,
+        participants=[
+            (known[str(pid)], role)
+            for pid, role in plugin.participants(competitors, command, payload)
+        ],
+    )
+    fixture_rebuild(fixture=fixture)
+    return item
+
+
+@transaction.atomic
+def fixture_rebuild(*, fixture: Fixture) -> Fixture:
+    """Fold the fixture's log into its scoreboard, status, result, competitor results and
+    stat lines. Pinned fields (on the fixture or a competitor) are left as a person set
+    them. Running it twice gives identical rows."""
+    plugin, codes = _plugin_and_codes(fixture)
+    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    competitors = list(fixture.competitors.all())
+    fold = plugin.fold(fixture, competitors, effective_items(fixture, plugin.key), codes)
+    last_seq = fixture.last_seq
+
+    Scoreboard.objects.update_or_create(
+        fixture=fixture, defaults={"state": fold.scoreboard, "seq": last_seq}
+    )
+    pinned = set(fixture.pinned)
+    updates: dict[str, Any] = {"live_state": fold.scoreboard}
+    if fold.status and "status" not in pinned:
+        updates["status"] = fold.status
+    if "result" not in pinned:
+        updates["result"] = fold.result
+    if fold.results_official is not None and "results_official" not in pinned:
+        updates["results_official"] = fold.results_official
+    Fixture.objects.filter(pk=fixture.pk).update(**updates)
+
+    for competitor in competitors:
+        outcome = fold.competitors.get(competitor.pk)
+        if outcome is None:
+            continue
+        values = {
+            "rank": outcome.rank,
+            "result_status": outcome.result_status or competitor.result_status,
+            "status_code": outcome.status_code or "",
+            "result": outcome.result,
+        }
+        changed = [
+            k
+            for k, v in values.items()
+            if k not in competitor.pinned and getattr(competitor, k) != v
+        ]
+        if changed:
+            for k in changed:
+                setattr(competitor, k, values[k])
+            competitor.save(update_fields=[*changed, "updated_at"])
+
+    day = fixture_day(fixture)
+    StatLine.objects.filter(fixture=fixture).delete()
+    StatLine.objects.bulk_create(
+        [
+            StatLine(
+                fixture=fixture,
+                subject_id=line.subject_id,
+                subject_role=line.subject_role,
+                segment=line.segment,
+                occurred_on=day,
+                values=line.values,
+                sport_id=fixture.sport_id,
+                competition_id=fixture.competition_id,
+                format_code=fixture.format_code,
+            )
+            for line in fold.stat_lines
+        ]
+    )
+    fixture.refresh_from_db()
+    return fixture

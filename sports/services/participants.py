@@ -1,0 +1,354 @@
+"""Writes on participants: creation with duplicate detection, aliases, merges, external ids."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from omnium.models import uuid7
+from sports.identity import normalise_name, participant_fingerprint
+from sports.models import (
+    CompetitionEntry,
+    EntityType,
+    ExternalIdMap,
+    FixtureCompetitor,
+    LinkOrigin,
+    Membership,
+    Participant,
+    ParticipantAlias,
+    ParticipantSport,
+    ParticipantType,
+    Sport,
+    StatLine,
+    UnmatchedRow,
+)
+from sports.querysets import follow_merges
+from sports.services.common import Actor, actor_label
+from sports.services.timeline import timeline_append
+
+
+@transaction.atomic
+def participant_create(
+    *,
+    type: str,
+    name: str,
+    actor: Actor,
+    code: str | None = None,
+    sport: Sport | None = None,
+    country: str | None = None,
+    born_on: date | None = None,
+    meta: dict | None = None,
+    sports: Iterable[Sport] = (),
+    source_code: str = "hand",
+) -> tuple[Participant, bool]:
+    """Create a participant, or return the existing one with the same fingerprint (type,
+    normalised name, country, birth date) instead of inserting a duplicate.
+
+    Returns (participant, created). An existing match is followed to its merge survivor.
+    """
+    if type not in ParticipantType.values:
+        raise ValidationError({"type": f"{type!r} is not a participant type."})
+    fingerprint = participant_fingerprint(type=type, name=name, country=country, born_on=born_on)
+    existing = Participant.objects.filter(identity_hash=fingerprint).first()
+    if existing is not None:
+        survivor = Participant.objects.get(pk=follow_merges(Participant, existing.pk))
+        alias_observe(participant=survivor, name=name, source_code=source_code)
+        return survivor, False
+    participant = Participant(
+        type=type,
+        name=name,
+        code=code or f"{slugify(name)[:48]}-{uuid7().hex[-8:]}",
+        sport=sport,
+        country=country,
+        born_on=born_on,
+        meta=meta or {},
+        identity_hash=fingerprint,
+    )
+    participant.full_clean()
+    try:
+        with transaction.atomic():
+            participant.save()
+    except IntegrityError:
+        # A concurrent writer created the same fingerprint: theirs is the one.
+        survivor = Participant.objects.get(identity_hash=fingerprint)
+        return Participant.objects.get(pk=follow_merges(Participant, survivor.pk)), False
+    ParticipantSport.objects.bulk_create(
+        [ParticipantSport(participant=participant, sport=s) for s in sports]
+    )
+    alias_observe(participant=participant, name=name, source_code=source_code)
+    del actor  # creation is recorded by the caller's log item (import or hand entry)
+    return participant, True
+
+
+def alias_observe(
+    *, participant: Participant, name: str, source_code: str, seen_at: datetime | None = None
+) -> ParticipantAlias:
+    """Record that ``name`` was seen for ``participant`` (first/last seen kept)."""
+    seen_at = seen_at or timezone.now()
+    alias, created = ParticipantAlias.objects.get_or_create(
+        participant=participant,
+        source_code=source_code,
+        name=name,
+        defaults={"first_seen": seen_at, "last_seen": seen_at},
+    )
+    if not created and alias.last_seen < seen_at:
+        alias.last_seen = seen_at
+        alias.save(update_fields=["last_seen"])
+    return alias
+
+
+@transaction.atomic
+def participant_merge(
+    *, loser: Participant, survivor: Participant, actor: Actor, note: str
+) -> Participant:
+    """Merge ``loser`` into ``survivor``. The loser keeps its row with ``merged_into`` set,
+    so its external ids and old references keep resolving; its appearances, entries,
+    memberships and stat lines move to the survivor, which also gains its names. Every
+    fixture the move touches gets a log item.
+
+    Locks both rows (in primary-key order) for the duration.
+    """
+    if not note:
+        raise ValidationError({"note": "A merge needs a note saying why."})
+    if loser.pk == survivor.pk:
+        raise ValidationError("A participant cannot be merged into itself.")
+    locked = {
+        p.pk: p
+        for p in Participant.objects.select_for_update()
+        .filter(pk__in=[loser.pk, survivor.pk])
+        .order_by("pk")
+    }
+    loser, survivor = locked[loser.pk], locked[survivor.pk]
+    if loser.merged_into_id is not None:
+        raise ValidationError(f"{loser} is already merged into another participant.")
+    if survivor.merged_into_id is not None:
+        raise ValidationError(f"{survivor} is itself merged; merge into its survivor instead.")
+    if loser.type != survivor.type:
+        raise ValidationError(f"A {loser.type} cannot be merged into a {survivor.type}.")
+
+    fixtures = list(
+        FixtureCompetitor.objects.filter(participant=loser)
+        .values_list("fixture_id", flat=True)
+        .distinct()
+    )
+    FixtureCompetitor.objects.filter(participant=loser).update(participant=survivor)
+    StatLine.objects.filter(subject=loser).update(subject=survivor)
+    taken = set(
+        CompetitionEntry.objects.filter(participant=survivor).values_list(
+            "competition_id", flat=True
+        )
+    )
+    CompetitionEntry.objects.filter(participant=loser).exclude(competition_id__in=taken).update(
+        participant=survivor
+    )
+    Membership.objects.filter(team=loser).update(team=survivor)
+    Membership.objects.filter(member=loser).update(member=survivor)
+    alias_observe(participant=survivor, name=loser.name, source_code="merge")
+    for alias in ParticipantAlias.objects.filter(participant=loser):
+        alias_observe(
+            participant=survivor,
+            name=alias.name,
+            source_code=alias.source_code,
+            seen_at=alias.last_seen,
+        )
+    existing_sports = set(survivor.sports.values_list("sport_id", flat=True))
+    ParticipantSport.objects.bulk_create(
+        [
+            ParticipantSport(participant=survivor, sport_id=s)
+            for s in loser.sports.values_list("sport_id", flat=True)
+            if s not in existing_sports
+        ]
+    )
+    loser.merged_into = survivor
+    loser.identity_hash = None  # the fingerprint now belongs to the survivor alone
+    loser.save(update_fields=["merged_into", "identity_hash", "updated_at"])
+
+    from sports.models import Fixture
+
+    payload = {"loser": str(loser.pk), "survivor": str(survivor.pk), "note": note}
+    for fixture in Fixture.objects.filter(pk__in=fixtures):
+        timeline_append(
+            fixture=fixture,
+            event_type="participant.merge",
+            actor=actor,
+            payload=payload,
+            participants=[(survivor, "survivor")],
+        )
+    return survivor
+
+
+@transaction.atomic
+def external_id_link(
+    *,
+    source_code: str,
+    entity_type: str,
+    external_id: str,
+    internal_id,
+    actor: Actor,
+    origin: str = LinkOrigin.INTEGRATION,
+) -> ExternalIdMap:
+    """Link an outside id to our row. Re-linking to the same row is a no-op; an outside id
+    already pointing elsewhere is an error (one outside id, one row)."""
+    row, created = ExternalIdMap.objects.get_or_create(
+        source_code=source_code,
+        entity_type=entity_type,
+        external_id=external_id,
+        defaults={"internal_id": internal_id, "origin": origin, "created_by": actor_label(actor)},
+    )
+    if not created and row.internal_id != internal_id:
+        raise ValidationError(
+            f"{source_code} {entity_type} id {external_id!r} already points at "
+            f"{row.internal_id}, not {internal_id}."
+        )
+    return row
+
+
+@dataclass(frozen=True)
+class OutsideRow:
+    """A row from a feed naming a party: its id at the source, its name, its country."""
+
+    external_id: str = ""
+    name: str = ""
+    country: str = ""
+    type: str = ParticipantType.PERSON
+
+
+@dataclass
+class Resolution:
+    matched: dict[OutsideRow, Participant] = field(default_factory=dict)
+    unmatched: list[tuple[OutsideRow, str]] = field(default_factory=list)
+
+
+def participants_resolve(
+    *, source_code: str, rows: Iterable[OutsideRow], batch: str, keep_unmatched: bool = True
+) -> Resolution:
+    """Match a whole batch of outside rows to participants, in order of trust: their id
+    through the external-id map, then the three-letter country code (for countries), then
+    the name. One query per key kind for the whole batch, never one per row.
+
+    Every unmatched row comes back with a sentence saying why (nothing dropped, nothing
+    guessed) and, with ``keep_unmatched``, is stored as an ``UnmatchedRow`` for review.
+    """
+    pending = list(dict.fromkeys(rows))
+    result = Resolution()
+
+    ids = {r.external_id for r in pending if r.external_id}
+    by_id = dict(
+        ExternalIdMap.objects.filter(
+            source_code=source_code, entity_type=EntityType.PARTICIPANT, external_id__in=ids
+        ).values_list("external_id", "internal_id")
+    )
+    codes = {r.country.upper() for r in pending if r.type == ParticipantType.COUNTRY and r.country}
+    by_code = {
+        p.code: p
+        for p in Participant.objects.filter(
+            type=ParticipantType.COUNTRY, sport__isnull=True, code__in=codes
+        )
+    }
+    names = {normalise_name(r.name) for r in pending if r.name}
+    name_candidates: dict[str, set] = {}
+    if names:
+        raw_names = {r.name for r in pending if r.name}
+        for pid, alias in ParticipantAlias.objects.filter(name__in=raw_names).values_list(
+            "participant_id", "name"
+        ):
+            name_candidates.setdefault(normalise_name(alias), set()).add(pid)
+        for pid, name in Participant.objects.filter(name__in=raw_names).values_list("id", "name"):
+            name_candidates.setdefault(normalise_name(name), set()).add(pid)
+
+    wanted = set(by_id.values()) | {pid for s in name_candidates.values() for pid in s}
+    participants = {p.pk: p for p in Participant.objects.filter(pk__in=wanted)}
+
+    def survivor(pid):
+        p = participants[pid]
+        if p.merged_into_id is None:
+            return p
+        return Participant.objects.get(pk=follow_merges(Participant, pid))
+
+    for row in pending:
+        if row.external_id and row.external_id in by_id and by_id[row.external_id] in participants:
+            result.matched[row] = survivor(by_id[row.external_id])
+        elif row.type == ParticipantType.COUNTRY and row.country.upper() in by_code:
+            result.matched[row] = by_code[row.country.upper()]
+        elif row.name and len(name_candidates.get(normalise_name(row.name), ())) == 1:
+            (pid,) = name_candidates[normalise_name(row.name)]
+            candidate = survivor(pid)
+            if row.type and candidate.type != row.type:
+                result.unmatched.append(
+                    (row, f"the name {row.name!r} belongs to a {candidate.type}, not a {row.type}")
+                )
+            else:
+                result.matched[row] = candidate
+        else:
+            result.unmatched.append((row, _why_unmatched(row, source_code, name_candidates)))
+
+    if keep_unmatched and result.unmatched:
+        for row, reason in result.unmatched:
+            UnmatchedRow.objects.update_or_create(
+                source_code=source_code,
+                entity_type=EntityType.PARTICIPANT,
+                batch=batch,
+                external_id=row.external_id,
+                name=row.name,
+                defaults={"country": row.country, "reason": reason, "payload": {"type": row.type}},
+            )
+    return result
+
+
+def _why_unmatched(row: OutsideRow, source_code: str, name_candidates: dict) -> str:
+    reasons = []
+    if row.external_id:
+        reasons.append(f"{source_code} id {row.external_id!r} is not in the external-id map")
+    else:
+        reasons.append("the row carries no id")
+    if row.type == ParticipantType.COUNTRY:
+        reasons.append(f"no country participant has code {row.country!r}")
+    count = len(name_candidates.get(normalise_name(row.name), ())) if row.name else 0
+    if not row.name:
+        reasons.append("the row carries no name")
+    elif count == 0:
+        reasons.append(f"no participant is known by the name {row.name!r}")
+    else:
+        reasons.append(f"the name {row.name!r} fits {count} participants, so it decides nothing")
+    return "; ".join(reasons)
+
+
+def dangling_external_ids() -> list[ExternalIdMap]:
+    """Map rows whose target row no longer exists (one query per entity type)."""
+    from sports.models import Competition, Fixture, Sport, Venue
+
+    targets = {
+        EntityType.SPORT: Sport,
+        EntityType.COMPETITION: Competition,
+        EntityType.FIXTURE: Fixture,
+        EntityType.PARTICIPANT: Participant,
+        EntityType.VENUE: Venue,
+    }
+    dangling: list[ExternalIdMap] = []
+    for entity_type, model in targets.items():
+        dangling.extend(
+            ExternalIdMap.objects.filter(entity_type=entity_type)
+            .exclude(internal_id__in=model.objects.values("pk"))
+            .order_by("source_code", "external_id")
+        )
+    known = [t.value for t in targets]
+    dangling.extend(ExternalIdMap.objects.exclude(entity_type__in=known))
+    return dangling
+
+
+__all__ = [
+    "OutsideRow",
+    "Resolution",
+    "alias_observe",
+    "dangling_external_ids",
+    "external_id_link",
+    "participant_create",
+    "participant_merge",
+    "participants_resolve",
+]

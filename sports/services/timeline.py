@@ -1,0 +1,127 @@
+"""The log: every change to a fixture (or a competition) appends one timeline item."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
+
+from sports.models import (
+    Competition,
+    Fixture,
+    LedgerStream,
+    Participant,
+    SubjectKind,
+    TimelineActor,
+    TimelineItem,
+    TimelineStatus,
+)
+from sports.services.common import Actor, actor_label
+
+
+def _stream(kind: str, subject_id) -> LedgerStream:
+    stream = LedgerStream.objects.filter(subject_kind=kind, subject_id=subject_id).first()
+    if stream is not None:
+        return stream
+    try:
+        with transaction.atomic():
+            return LedgerStream.objects.create(subject_kind=kind, subject_id=subject_id)
+    except IntegrityError:  # a concurrent writer created it first
+        return LedgerStream.objects.get(subject_kind=kind, subject_id=subject_id)
+
+
+@transaction.atomic
+def timeline_append(
+    *,
+    event_type: str,
+    actor: Actor,
+    payload: dict[str, Any] | None = None,
+    fixture: Fixture | None = None,
+    competition: Competition | None = None,
+    source_code: str | None = None,
+    unit: str = "event",
+    idempotency_key: str | None = None,
+    participants: Iterable[tuple[Participant, str]] = (),
+    supersedes: TimelineItem | None = None,
+) -> TimelineItem:
+    """Append one item to the subject's log and return it.
+
+    Holds the subject's row lock (the fixture row, or the competition's stream row) from the
+    idempotency check to the insert, so positions are gap-free and ordered and a resent
+    command with the same ``idempotency_key`` returns the first item instead of writing.
+    """
+    if (fixture is None) == (competition is None):
+        raise ValidationError("A timeline item belongs to exactly one fixture or competition.")
+    kind = SubjectKind.FIXTURE if fixture is not None else SubjectKind.COMPETITION
+    subject_id = fixture.pk if fixture is not None else competition.pk
+    stream = _stream(kind, subject_id)
+
+    # The lock that orders writers: taken before the idempotency check so that two copies of
+    # one command cannot both pass it.
+    if fixture is not None:
+        Fixture.objects.select_for_update().filter(pk=fixture.pk).values_list("pk").get()
+    else:
+        LedgerStream.objects.select_for_update().filter(pk=stream.pk).values_list("pk").get()
+
+    if idempotency_key is not None:
+        existing = TimelineItem.objects.filter(
+            stream=stream, source_code=source_code, idempotency_key=idempotency_key
+        ).first()
+        if existing is not None:
+            return existing
+
+    table = Fixture._meta.db_table if fixture is not None else LedgerStream._meta.db_table
+    row_id = fixture.pk if fixture is not None else stream.pk
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq",  # noqa: S608
+            [row_id],
+        )
+        (seq,) = cursor.fetchone()
+    if fixture is not None:
+        fixture.last_seq = seq
+
+    item = TimelineItem.objects.create(
+        stream=stream,
+        fixture=fixture,
+        actor=actor_label(actor),
+        source_code=source_code,
+        event_type=event_type,
+        unit=unit,
+        seq=seq,
+        payload=payload or {},
+        status=TimelineStatus.CORRECTED if supersedes is not None else TimelineStatus.ACTIVE,
+        supersedes=supersedes,
+        idempotency_key=idempotency_key,
+    )
+    TimelineActor.objects.bulk_create(
+        [TimelineActor(item=item, participant=p, role=role) for p, role in participants]
+    )
+    return item
+
+
+@transaction.atomic
+def timeline_void(*, item: TimelineItem, actor: Actor, reason: str) -> TimelineItem:
+    """Void an item: the only change the append-only trigger allows. The voiding itself is
+    logged as a new item, so the log says who voided what and why."""
+    if not reason:
+        raise ValidationError({"reason": "Voiding a log item needs a reason."})
+    locked = TimelineItem.objects.select_for_update().get(pk=item.pk)
+    if locked.status != TimelineStatus.ACTIVE:
+        raise ValidationError(f"Item {item.pk} is {locked.status}; only an active item is voided.")
+    locked.status = TimelineStatus.VOIDED
+    locked.save(update_fields=["status"])
+    subject = (
+        {"fixture": locked.fixture}
+        if locked.fixture_id
+        else {"competition": Competition.objects.get(pk=locked.stream.subject_id)}
+    )
+    timeline_append(
+        event_type="timeline.void",
+        actor=actor,
+        payload={"voided": locked.pk, "seq": locked.seq, "reason": reason},
+        **subject,
+    )
+    return locked

@@ -1,0 +1,275 @@
+"""Writes on the competition tree.
+
+django-mptt keeps the tree as nested-set columns (tree_id, lft, rght, level) that it
+rewrites with several UPDATEs per insert or move, computed from values read beforehand. Two
+writers in one tree at once leave overlapping ranges behind, so every tree write here takes
+PostgreSQL transaction-level advisory locks first: the lock of each tree it touches, and the
+"new tree" lock when it creates a root or moves a node across trees (tree ids are allocated
+as max + 1). Locks are taken in ascending key order so writers cannot deadlock, and node
+positions are re-read after the locks are held.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+
+from sports.models import Competition, CompetitionStatus, Fixture, Sport
+from sports.services.common import Actor
+from sports.services.timeline import timeline_append
+
+_LOCK_NAMESPACE = 0x5EED  # first key of every tree advisory lock
+_NEW_TREE = 0  # second key: the lock for allocating tree ids
+
+
+def _lock(*keys: int) -> None:
+    with connection.cursor() as cursor:
+        for key in sorted(set(keys)):
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_NAMESPACE, key])
+
+
+def _refreshed(node: Competition) -> Competition:
+    node.refresh_from_db(fields=["tree_id", "lft", "rght", "level", "parent", "sport"])
+    return node
+
+
+def _lock_trees_of(*nodes: Competition, new_tree: bool = False) -> None:
+    """Lock the trees ``nodes`` are in (re-checking after the wait: a concurrent move may
+    have carried a node into another tree) and, if asked, the tree-id allocator."""
+    while True:
+        tree_ids = {
+            Competition.objects.filter(pk=n.pk).values_list("tree_id", flat=True).get()
+            for n in nodes
+        }
+        keys = set(tree_ids) | ({_NEW_TREE} if new_tree else set())
+        _lock(*keys)
+        now = {
+            Competition.objects.filter(pk=n.pk).values_list("tree_id", flat=True).get()
+            for n in nodes
+        }
+        if now <= tree_ids:
+            for node in nodes:
+                _refreshed(node)
+            return
+
+
+def _check_sport(*, parent: Competition | None, sport: Sport | None, code: str) -> Sport | None:
+    if parent is not None and parent.sport_id is not None:
+        if sport is not None and sport.pk != parent.sport_id:
+            raise ValidationError(
+                {
+                    "sport": f"Competition {code!r} sits below a {parent.sport} node and must "
+                    f"carry that sport, not {sport}."
+                }
+            )
+        return parent.sport
+    return sport
+
+
+@transaction.atomic
+def competition_create(
+    *,
+    code: str,
+    name: str,
+    type: str,
+    actor: Actor,
+    parent: Competition | None = None,
+    sport: Sport | None = None,
+    fixture_type: str | None = None,
+    format_code: str | None = None,
+    ordinal: int | None = None,
+    start_date=None,
+    end_date=None,
+    config: dict[str, Any] | None = None,
+) -> Competition:
+    """Add a node under ``parent`` (or a new root). Below a sport node the sport is taken
+    from the parent; giving a different one is an error."""
+    if parent is not None:
+        _lock_trees_of(parent)
+    else:
+        _lock(_NEW_TREE)
+    sport = _check_sport(parent=parent, sport=sport, code=code)
+    node = Competition(
+        parent=parent,
+        sport=sport,
+        code=code,
+        name=name,
+        type=type,
+        fixture_type=fixture_type,
+        format_code=format_code,
+        ordinal=ordinal,
+        start_date=start_date,
+        end_date=end_date,
+        config=config or {},
+    )
+    node.full_clean(exclude=["parent", "lft", "rght", "tree_id", "level"])
+    node.save()
+    timeline_append(
+        competition=node,
+        event_type="competition.create",
+        actor=actor,
+        payload={"code": code, "name": name, "parent": str(parent.pk) if parent else None},
+    )
+    return node
+
+
+@transaction.atomic
+def competition_move(
+    *, node: Competition, new_parent: Competition | None, actor: Actor, reason: str = ""
+) -> Competition:
+    """Move ``node`` and its subtree under ``new_parent`` (None makes it a root)."""
+    nodes = [node] + ([new_parent] if new_parent is not None else [])
+    crosses = new_parent is None or new_parent.tree_id != node.tree_id
+    _lock_trees_of(*nodes, new_tree=crosses)
+    if new_parent is not None:
+        if new_parent.tree_id == node.tree_id and node.lft <= new_parent.lft <= node.rght:
+            raise ValidationError(
+                {"parent": f"Cannot move {node.code!r} under itself or its own descendant."}
+            )
+        if new_parent.sport_id is not None and node.sport_id != new_parent.sport_id:
+            raise ValidationError(
+                {
+                    "parent": f"{node.code!r} ({node.sport or 'no sport'}) cannot move under a "
+                    f"{new_parent.sport} node."
+                }
+            )
+    old_parent_id = node.parent_id
+    if new_parent is None:
+        node.move_to(None)
+    else:
+        node.move_to(new_parent, position="last-child")
+    timeline_append(
+        competition=node,
+        event_type="competition.move",
+        actor=actor,
+        payload={
+            "from": str(old_parent_id) if old_parent_id else None,
+            "to": str(new_parent.pk) if new_parent else None,
+            "reason": reason,
+        },
+    )
+    return node
+
+
+@transaction.atomic
+def competition_archive(*, node: Competition, actor: Actor, reason: str = "") -> int:
+    """Archive ``node`` and everything below it. Returns how many nodes changed."""
+    _lock_trees_of(node)
+    changed = (
+        node.get_descendants(include_self=True)
+        .exclude(status=CompetitionStatus.ARCHIVED)
+        .update(status=CompetitionStatus.ARCHIVED)
+    )
+    timeline_append(
+        competition=node,
+        event_type="competition.archive",
+        actor=actor,
+        payload={"nodes": changed, "reason": reason},
+    )
+    return changed
+
+
+@transaction.atomic
+def competition_merge(
+    *, loser: Competition, survivor: Competition, actor: Actor, reason: str
+) -> Competition:
+    """Fold ``loser`` into ``survivor``: its children and fixtures move under the
+    survivor, and the loser keeps its row pointing at the survivor (merge, never delete)."""
+    if loser.pk == survivor.pk:
+        raise ValidationError("A competition cannot be merged into itself.")
+    if not reason:
+        raise ValidationError({"reason": "A merge needs a reason."})
+    _lock_trees_of(loser, survivor, new_tree=loser.tree_id != survivor.tree_id)
+    if loser.merged_into_id is not None:
+        raise ValidationError(f"{loser.code!r} is already merged.")
+    if survivor.merged_into_id is not None:
+        raise ValidationError(f"{survivor.code!r} is merged itself; merge into its survivor.")
+    if loser.sport_id != survivor.sport_id:
+        raise ValidationError("Only competitions of the same sport can be merged.")
+    if survivor.tree_id == loser.tree_id and loser.lft <= survivor.lft <= loser.rght:
+        raise ValidationError("A competition cannot be merged into its own descendant.")
+    for child in list(loser.get_children()):
+        _refreshed(child)
+        child.move_to(_refreshed(survivor), position="last-child")
+    moved = Fixture.objects.filter(competition=loser).update(competition=survivor)
+    Competition.objects.filter(pk=loser.pk).update(
+        merged_into=survivor, status=CompetitionStatus.MERGED
+    )
+    loser.refresh_from_db()
+    for subject in (loser, survivor):
+        timeline_append(
+            competition=subject,
+            event_type="competition.merge",
+            actor=actor,
+            payload={
+                "loser": str(loser.pk),
+                "survivor": str(survivor.pk),
+                "fixtures_moved": moved,
+                "reason": reason,
+            },
+        )
+    return survivor
+
+
+def trees_check() -> list[str]:
+    """Compare every node's stored nested-set columns with a rebuild from the parent links.
+
+    The rebuild walks each tree depth-first, visiting siblings in their stored order (a move
+    legitimately reorders siblings, so primary-key order would report false damage), and
+    numbers the nodes as django-mptt would. Returns one sentence per node that differs; an
+    empty list means every tree is sound.
+    """
+    with transaction.atomic():
+        _lock(_NEW_TREE)
+        rows = list(
+            Competition.objects.values_list("id", "parent_id", "tree_id", "lft", "rght", "level")
+        )
+    stored = {r[0]: r for r in rows}
+    children: dict = {}
+    roots = []
+    for node_id, parent_id, *_ in rows:
+        if parent_id is None:
+            roots.append(node_id)
+        else:
+            children.setdefault(parent_id, []).append(node_id)
+    for siblings in children.values():
+        siblings.sort(key=lambda i: (stored[i][3], str(i)))
+    roots.sort(key=lambda i: (stored[i][2], str(i)))
+
+    expected: dict = {}
+    for root in roots:
+        tree_id = stored[root][2]
+        counter = 1
+        # Iterative depth-first walk: (node, level, entering?)
+        stack = [(root, 0, True)]
+        while stack:
+            node_id, level, entering = stack.pop()
+            if entering:
+                expected[node_id] = [tree_id, counter, None, level]
+                counter += 1
+                stack.append((node_id, level, False))
+                for child in reversed(children.get(node_id, [])):
+                    stack.append((child, level + 1, True))
+            else:
+                expected[node_id][2] = counter
+                counter += 1
+
+    problems = []
+    root_trees: dict = {}
+    for root in roots:
+        root_trees.setdefault(stored[root][2], []).append(root)
+    for tree_id, tree_roots in root_trees.items():
+        if len(tree_roots) > 1:
+            problems.append(f"tree {tree_id}: {len(tree_roots)} roots share it")
+    for node_id, (_i, _p, tree_id, lft, rght, level) in stored.items():
+        want = expected.get(node_id)
+        if want is None:
+            problems.append(f"competition {node_id}: not reachable from any root (a parent loop)")
+        elif (tree_id, lft, rght, level) != tuple(want):
+            problems.append(
+                f"competition {node_id}: stored (tree, lft, rght, level) "
+                f"{(tree_id, lft, rght, level)} but the parent links give {tuple(want)}"
+            )
+    return problems

@@ -1,0 +1,144 @@
+from datetime import date
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from sports.models import (
+    EntityType,
+    ExternalIdMap,
+    FixtureCompetitor,
+    Participant,
+    ParticipantType,
+    TimelineItem,
+    UnmatchedRow,
+)
+from sports.services import (
+    OutsideRow,
+    external_id_link,
+    participant_create,
+    participant_merge,
+    participants_resolve,
+)
+from sports.tests.factories import CompetitorFactory, CountryFactory, ParticipantFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_creating_the_same_person_twice_returns_the_first_row():
+    first, created = participant_create(
+        type="PERSON", name="Léon Marchand", country="FRA", born_on=date(2002, 5, 17), actor="t"
+    )
+    again, created_again = participant_create(
+        type="PERSON", name="leon  MARCHAND", country="FRA", born_on=date(2002, 5, 17), actor="t"
+    )
+    assert created and not created_again
+    assert again.pk == first.pk
+
+
+def test_a_different_birth_date_is_a_different_person():
+    a, _ = participant_create(
+        type="PERSON", name="J Smith", country="GBR", born_on=date(1990, 1, 1), actor="t"
+    )
+    b, created = participant_create(
+        type="PERSON", name="J Smith", country="GBR", born_on=date(1991, 1, 1), actor="t"
+    )
+    assert created and a.pk != b.pk
+
+
+def test_merge_keeps_the_loser_pointing_at_the_survivor_and_moves_appearances():
+    survivor, loser = ParticipantFactory(name="A. Runner"), ParticipantFactory(name="Alex Runner")
+    appearance = CompetitorFactory(participant=loser)
+    participant_merge(loser=loser, survivor=survivor, actor="editor", note="same person")
+    loser.refresh_from_db()
+    assert loser.merged_into_id == survivor.pk
+    assert FixtureCompetitor.objects.get(pk=appearance.pk).participant_id == survivor.pk
+    assert set(survivor.aliases.values_list("name", flat=True)) >= {"Alex Runner"}
+    assert (
+        TimelineItem.objects.filter(
+            fixture=appearance.fixture, event_type="participant.merge"
+        ).count()
+        == 1
+    )
+
+
+def test_merge_requires_a_note():
+    with pytest.raises(ValidationError, match="note"):
+        participant_merge(
+            loser=ParticipantFactory(), survivor=ParticipantFactory(), actor="editor", note=""
+        )
+
+
+def test_the_loser_s_external_id_resolves_to_the_survivor():
+    survivor, loser = ParticipantFactory(), ParticipantFactory()
+    external_id_link(
+        source_code="olympics",
+        entity_type=EntityType.PARTICIPANT,
+        external_id="1234",
+        internal_id=loser.pk,
+        actor="t",
+    )
+    participant_merge(loser=loser, survivor=survivor, actor="editor", note="dup")
+    result = participants_resolve(
+        source_code="olympics", rows=[OutsideRow(external_id="1234")], batch="b1"
+    )
+    assert list(result.matched.values()) == [survivor]
+
+
+def test_an_outside_id_cannot_be_relinked_to_another_row():
+    a, b = ParticipantFactory(), ParticipantFactory()
+    external_id_link(
+        source_code="s", entity_type="participant", external_id="9", internal_id=a.pk, actor="t"
+    )
+    with pytest.raises(ValidationError, match="already points at"):
+        external_id_link(
+            source_code="s", entity_type="participant", external_id="9", internal_id=b.pk, actor="t"
+        )
+
+
+def test_resolver_matches_by_id_then_country_code_then_name(django_assert_num_queries):
+    by_id, by_name = ParticipantFactory(name="Ana Id"), ParticipantFactory(name="Bea Name")
+    india = CountryFactory(code="IND", name="India")
+    ExternalIdMap.objects.create(
+        source_code="feed", entity_type="participant", external_id="A1", internal_id=by_id.pk
+    )
+    rows = [
+        OutsideRow(external_id="A1", name="Someone Else"),
+        OutsideRow(country="IND", name="Bharat", type=ParticipantType.COUNTRY),
+        OutsideRow(external_id="Z9", name="Bea Name"),
+    ]
+    # One query per key kind (ids, country codes, names via aliases and via participants)
+    # and one to load the candidates, however many rows the batch has.
+    with django_assert_num_queries(5):
+        result = participants_resolve(
+            source_code="feed", rows=rows, batch="b", keep_unmatched=False
+        )
+    assert result.matched == {rows[0]: by_id, rows[1]: india, rows[2]: by_name}
+    assert result.unmatched == []
+
+
+def test_unmatched_rows_are_kept_with_a_sentence_saying_why():
+    ParticipantFactory(name="Chris Twin")
+    ParticipantFactory(name="Chris Twin")
+    rows = [OutsideRow(external_id="Q1", name="Nobody Known"), OutsideRow(name="Chris Twin")]
+    result = participants_resolve(source_code="feed", rows=rows, batch="run-7")
+    reasons = dict(result.unmatched)
+    assert "no participant is known by the name 'Nobody Known'" in reasons[rows[0]]
+    assert "feed id 'Q1' is not in the external-id map" in reasons[rows[0]]
+    assert "fits 2 participants, so it decides nothing" in reasons[rows[1]]
+    assert UnmatchedRow.objects.filter(batch="run-7").count() == 2
+
+
+def test_dangling_external_ids_are_reported(capsys):
+    from django.core.management import call_command
+
+    person = ParticipantFactory()
+    ExternalIdMap.objects.create(
+        source_code="s", entity_type="participant", external_id="ok", internal_id=person.pk
+    )
+    ExternalIdMap.objects.create(
+        source_code="s", entity_type="fixture", external_id="gone", internal_id=Participant().pk
+    )
+    call_command("dangling_external_ids")
+    out = capsys.readouterr().out
+    assert "gone" in out and "\tok\t" not in out
+    assert "1 dangling external id(s)" in out
