@@ -26,5 +26,15 @@ def actor_user(actor: Actor):
     return None if isinstance(actor, str) else actor
 
 
+def audit_person(actor: Actor, *, action: str, entity, key, detail: dict | None = None) -> None:
+    """Write the audit row for a change a person made (automated writers are recorded in
+    the fixture's log instead). Call inside the change's transaction."""
+    from accounts.services import audit_record
+
+    user = actor_user(actor)
+    if user is not None:
+        audit_record(actor=user, action=action, entity=entity, key=key, detail=detail)
+
+
 class ConflictError(ValidationError):
     """The write lost a race or its precondition no longer holds; nothing was changed."""

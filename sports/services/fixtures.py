@@ -27,7 +27,7 @@ from sports.models import (
 )
 from sports.plugins.base import fixture_day
 from sports.plugins.registry import get_plugin
-from sports.services.common import Actor, actor_user
+from sports.services.common import Actor, actor_user, audit_person
 from sports.services.timeline import timeline_append
 
 AMENDABLE = ("name", "scheduled_start", "venue", "status", "coverage_tier", "results_official")
@@ -211,6 +211,13 @@ def fixture_set_competitors(
     fixture.competitors.all().delete()
     _create_competitors(fixture, competitors)
     after = _competitors_snapshot(fixture)
+    audit_person(
+        actor,
+        action="fixture.set_competitors",
+        entity=fixture,
+        key=fixture.pk,
+        detail={"before": before, "after": after, "reason": reason},
+    )
     FixtureAmendment.objects.create(
         fixture=fixture,
         field="competitors",
@@ -268,6 +275,13 @@ def fixture_amend(
         changed[name] = _json_value(value)
     if not changed:
         return fixture
+    audit_person(
+        actor,
+        action="fixture.amend",
+        entity=fixture,
+        key=fixture.pk,
+        detail={"changes": changed, "reason": reason},
+    )
     if pin:
         fixture.pinned = sorted(set(fixture.pinned) | set(changed))
     fixture.version += 1
@@ -293,6 +307,13 @@ def _set_pins(fixture: Fixture, fields: list[str], actor: Actor, *, pin: bool) -
     if new == current:
         return fixture
     fixture.pinned = sorted(new)
+    audit_person(
+        actor,
+        action="fixture.pin" if pin else "fixture.unpin",
+        entity=fixture,
+        key=fixture.pk,
+        detail={"fields": sorted(fields)},
+    )
     fixture.version += 1
     fixture.save(update_fields=["pinned", "version", "updated_at"])
     timeline_append(
@@ -339,6 +360,7 @@ def fixture_merge(*, loser: Fixture, survivor: Fixture, actor: Actor, reason: st
     loser.version += 1
     loser.save(update_fields=["merged_into", "version", "updated_at"])
     payload = {"loser": str(loser.pk), "survivor": str(survivor.pk), "reason": reason}
+    audit_person(actor, action="fixture.merge", entity=loser, key=loser.pk, detail=payload)
     for subject in (loser, survivor):
         timeline_append(
             fixture=subject, event_type="fixture.merge", actor=actor, unit="record", payload=payload

@@ -29,7 +29,7 @@ from sports.models import (
     UnmatchedRow,
 )
 from sports.querysets import follow_merges
-from sports.services.common import Actor, actor_label
+from sports.services.common import Actor, actor_label, audit_person
 from sports.services.timeline import timeline_append
 
 
@@ -172,6 +172,7 @@ def participant_merge(
     from sports.models import Fixture
 
     payload = {"loser": str(loser.pk), "survivor": str(survivor.pk), "note": note}
+    audit_person(actor, action="participant.merge", entity=loser, key=loser.pk, detail=payload)
     for fixture in Fixture.objects.filter(pk__in=fixtures):
         timeline_append(
             fixture=fixture,

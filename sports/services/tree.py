@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from sports.models import Competition, CompetitionStatus, Fixture, Sport
-from sports.services.common import Actor
+from sports.services.common import Actor, audit_person
 from sports.services.timeline import timeline_append
 
 _LOCK_NAMESPACE = 0x5EED  # first key of every tree advisory lock
@@ -136,6 +136,17 @@ def competition_move(
                 }
             )
     old_parent_id = node.parent_id
+    audit_person(
+        actor,
+        action="competition.move",
+        entity=node,
+        key=node.pk,
+        detail={
+            "from": old_parent_id,
+            "to": new_parent.pk if new_parent else None,
+            "reason": reason,
+        },
+    )
     if new_parent is None:
         node.move_to(None)
     else:
@@ -161,6 +172,13 @@ def competition_archive(*, node: Competition, actor: Actor, reason: str = "") ->
         node.get_descendants(include_self=True)
         .exclude(status=CompetitionStatus.ARCHIVED)
         .update(status=CompetitionStatus.ARCHIVED)
+    )
+    audit_person(
+        actor,
+        action="competition.archive",
+        entity=node,
+        key=node.pk,
+        detail={"nodes": changed, "reason": reason},
     )
     timeline_append(
         competition=node,
@@ -198,6 +216,13 @@ def competition_merge(
         merged_into=survivor, status=CompetitionStatus.MERGED
     )
     loser.refresh_from_db()
+    audit_person(
+        actor,
+        action="competition.merge",
+        entity=loser,
+        key=loser.pk,
+        detail={"survivor": survivor.pk, "fixtures_moved": moved, "reason": reason},
+    )
     for subject in (loser, survivor):
         timeline_append(
             competition=subject,

@@ -101,3 +101,14 @@ def test_merging_fixtures_keeps_the_loser_and_logs_both(fixture, editor):
     twin.refresh_from_db()
     assert twin.merged_into_id == fixture.pk
     assert TimelineItem.objects.filter(event_type="fixture.merge").count() == 2
+
+
+def test_an_amendment_by_a_person_writes_an_audit_row(fixture, editor):
+    from accounts.models import AuditEntry
+
+    fixture_amend(fixture=fixture, changes={"name": "Derby"}, reason="renamed", actor=editor)
+    entry = AuditEntry.objects.get(action="fixture.amend")
+    assert entry.actor == editor and entry.detail == {
+        "changes": {"name": "Derby"},
+        "reason": "renamed",
+    }

@@ -142,3 +142,13 @@ def test_dangling_external_ids_are_reported(capsys):
     out = capsys.readouterr().out
     assert "gone" in out and "\tok\t" not in out
     assert "1 dangling external id(s)" in out
+
+
+def test_a_merge_by_a_person_writes_an_audit_row(editor):
+    from accounts.models import AuditEntry
+
+    survivor, loser = ParticipantFactory(), ParticipantFactory()
+    participant_merge(loser=loser, survivor=survivor, actor=editor, note="same athlete")
+    entry = AuditEntry.objects.get(action="participant.merge")
+    assert (entry.actor, entry.entity_key) == (editor, str(loser.pk))
+    assert entry.detail["note"] == "same athlete"
