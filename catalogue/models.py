@@ -1,1 +1,670 @@
-from django.db import models  # noqa: F401
+"""The price catalogue: where a product is sold, what each shop called it, what it cost.
+
+Three layers for every value (seed 003): the *listed* words exactly as a shop showed them
+(on ``Listing``), the *standard* values the identity rules made of them (on ``Product``,
+recomputable at any time) and the *decided* values a person set (pins, aliases,
+``Override``), which no collection or rederive ever overwrites.
+"""
+
+from __future__ import annotations
+
+import pgtrigger
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from catalogue.querysets import (
+    BrandQuerySet,
+    ListingQuerySet,
+    LocationQuerySet,
+    PriceObservationQuerySet,
+    ProductQuerySet,
+)
+from omnium.models import TimestampedModel, UUIDModel
+
+CURRENCY_SHAPE = r"^[A-Z]{3}$"
+
+
+class Vertical(models.TextChoices):
+    FRAGRANCE = "fragrance", "Fragrance"
+    BEAUTY = "beauty", "Beauty and personal care"
+    DRINKS = "drinks", "Wine and spirits"
+    FOOD = "food", "Confectionery and food"
+    OTHER = "other", "Other"
+
+
+class QuantityUnit(models.TextChoices):
+    ML = "ml", "millilitres"
+    G = "g", "grams"
+    PCS = "pcs", "pieces"
+
+
+class SizeUnit(models.TextChoices):
+    """The legacy stated-volume unit: volumes only, grams were never stored here."""
+
+    ML = "ml", "ml"
+    CL = "cl", "cl"
+    L = "l", "l"
+
+
+class QuantityForm(models.TextChoices):
+    SINGLE = "single", "Single item"
+    PACK = "pack", "Pack of identical items"
+    SET = "set", "Set of different items"
+    REFILL = "refill", "Refill"
+
+
+class QuantityState(models.TextChoices):
+    STATED = "stated", "Stated and read"
+    NONE = "none", "Not stated"
+    UNPARSED = "unparsed", "Stated but not understood"
+
+
+class GtinSource(models.TextChoices):
+    COLLECTED = "collected", "Published by one of its shops"
+    MERGE = "merge", "Inherited in a merge"
+
+
+class VariationKind(models.TextChoices):
+    CONCENTRATION = "concentration", "Concentration"
+    FLANKER = "flanker", "Flanker"
+    COLOR = "color", "Colour"
+    FLAVOR = "flavor", "Flavour"
+
+
+class PriceType(models.TextChoices):
+    REGULAR = "regular", "Regular"
+    PROMOTION = "promotion", "Promotion"
+    MEMBER = "member", "Member price"
+
+
+class ObservationSourceKind(models.TextChoices):
+    FEED = "feed", "Retailer feed or price list"
+    SCRAPE = "scrape", "Collected from a page"
+    MANUAL = "manual", "Entered by a person"
+
+
+class Retailer(UUIDModel, TimestampedModel):
+    """An operator: one retailer runs many storefronts."""
+
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(max_length=200)
+    operator = models.CharField(max_length=200, blank=True)
+    homepage = models.URLField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Location(UUIDModel, TimestampedModel):
+    """A storefront. ``iata`` is empty for a retailer-wide catalogue kept for identity only."""
+
+    retailer = models.ForeignKey(Retailer, on_delete=models.PROTECT, related_name="locations")
+    code = models.SlugField(max_length=80, unique=True)
+    iata = models.CharField(max_length=3, null=True, blank=True)
+    name = models.CharField(max_length=200)
+    city = models.CharField(max_length=120, blank=True)
+    country = models.CharField(max_length=120, blank=True)
+    currency = models.CharField(max_length=3)
+    is_catalogue_only = models.BooleanField(default=False)
+    # Collectors keep running for hidden locations; only the public readers skip them.
+    visible = models.BooleanField(default=False)
+
+    objects = LocationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["iata", "name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(iata__isnull=True) | Q(iata__regex=r"^[A-Z]{3}$"),
+                name="catalogue_location_iata_shape",
+            ),
+            models.CheckConstraint(
+                condition=Q(currency__regex=CURRENCY_SHAPE),
+                name="catalogue_location_currency_shape",
+            ),
+            # A catalogue-only location carries no airport, so the site cannot list it.
+            models.CheckConstraint(
+                condition=Q(is_catalogue_only=False) | Q(visible=False),
+                name="catalogue_location_catalogue_only_is_hidden",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.iata})" if self.iata else self.name
+
+
+class Brand(UUIDModel, TimestampedModel):
+    """One row per spelling fold of a house; an alias points at its house via ``canonical``."""
+
+    slug = models.SlugField(max_length=120, unique=True)
+    name = models.CharField(max_length=200)
+    canonical = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="aliases"
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    objects = BrandQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(canonical=F("id")), name="catalogue_brand_not_its_own_alias"
+            ),
+            # An alias is a person's decision; no rule ever sets one.
+            models.CheckConstraint(
+                condition=Q(canonical__isnull=True) | Q(decided_at__isnull=False),
+                name="catalogue_brand_alias_is_decided",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ProductLine(UUIDModel, TimestampedModel):
+    """The real product above the priced one: "1 Million" over its EDT, Parfum and Lucky."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="lines")
+    key = models.CharField(max_length=300)
+    name = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=300)
+    canonical = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="aliases"
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["brand", "key"], name="catalogue_line_unique_key"),
+            models.CheckConstraint(
+                condition=~Q(canonical=F("id")), name="catalogue_line_not_its_own_alias"
+            ),
+            models.CheckConstraint(
+                condition=Q(canonical__isnull=True) | Q(decided_at__isnull=False),
+                name="catalogue_line_alias_is_decided",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class VariationAlias(UUIDModel):
+    """One wording of a variation ("elixir parfum intense") and the canonical one it means."""
+
+    vertical = models.CharField(max_length=16, choices=Vertical.choices)
+    raw = models.CharField(max_length=200)
+    canonical = models.CharField(max_length=100)
+    display = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=16, choices=VariationKind.choices, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["vertical", "raw"]
+        verbose_name_plural = "variation aliases"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["vertical", "raw"], name="catalogue_variation_alias_unique_raw"
+            ),
+            models.CheckConstraint(
+                condition=~Q(raw="") & ~Q(canonical=""),
+                name="catalogue_variation_alias_not_blank",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.raw} → {self.canonical}"
+
+
+class Product(UUIDModel, TimestampedModel):
+    """A canonical product: one size of one variation of one line, keyed on GTIN if known."""
+
+    gtin = models.CharField(max_length=14, null=True, blank=True)
+    gtin_source = models.CharField(max_length=16, choices=GtinSource.choices, blank=True)
+    match_key = models.CharField(max_length=500)
+    brand_name = models.CharField("brand as collected", max_length=200, blank=True)
+    brand_key = models.CharField("brand fold", max_length=120, blank=True)
+    brand = models.ForeignKey(
+        Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="products"
+    )
+    line = models.ForeignKey(
+        ProductLine, null=True, blank=True, on_delete=models.PROTECT, related_name="products"
+    )
+    name = models.CharField(max_length=300)
+    name_key = models.CharField(max_length=300, blank=True)
+    vertical = models.CharField(max_length=16, choices=Vertical.choices)
+    category = models.CharField(max_length=200, blank=True)
+
+    quantity_value = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    quantity_unit = models.CharField(max_length=3, choices=QuantityUnit.choices, blank=True)
+    pack_count = models.PositiveIntegerField(null=True, blank=True)
+    pack_unit_value = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    form = models.CharField(max_length=8, choices=QuantityForm.choices, default="single")
+    set_contents = models.JSONField(null=True, blank=True)
+    quantity_state = models.CharField(
+        max_length=8, choices=QuantityState.choices, default=QuantityState.NONE
+    )
+    # Legacy stated volume, kept as the record; size_ml is what the site reads.
+    size_value = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    size_unit = models.CharField(max_length=2, choices=SizeUnit.choices, blank=True)
+    size_ml = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+
+    abv = models.DecimalField(max_digits=5, decimal_places=2, null=True, blank=True)
+    attributes = models.JSONField(default=dict, blank=True)
+    identity_rules_version = models.PositiveSmallIntegerField()
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="merged_from"
+    )
+    country_of_origin = models.CharField(max_length=120, blank=True)
+    is_exclusive = models.BooleanField(default=False)
+    # Imagery comes from an openly licensed source and belongs to the product, never a listing.
+    image_url = models.URLField(blank=True)
+    thumb_url = models.URLField(blank=True)
+    image_source = models.CharField(max_length=200, blank=True)
+    image_checked = models.BooleanField(default=False)
+
+    objects = ProductQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            # A merged row keeps its barcode as the record while the survivor may inherit
+            # it, so uniqueness holds among live products only.
+            models.UniqueConstraint(
+                fields=["gtin"],
+                condition=Q(gtin__isnull=False, merged_into__isnull=True),
+                name="catalogue_product_unique_live_gtin",
+            ),
+            models.CheckConstraint(
+                condition=Q(gtin__isnull=True) | Q(gtin__regex=r"^([0-9]{8}|[0-9]{12,14})$"),
+                name="catalogue_product_gtin_shape",
+            ),
+            models.CheckConstraint(
+                condition=Q(gtin__isnull=False) | Q(gtin_source=""),
+                name="catalogue_product_gtin_source_needs_gtin",
+            ),
+            models.CheckConstraint(
+                condition=~Q(merged_into=F("id")), name="catalogue_product_not_merged_into_self"
+            ),
+            models.CheckConstraint(
+                condition=Q(abv__isnull=True) | Q(abv__gte=0, abv__lte=100),
+                name="catalogue_product_abv_range",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(quantity_value__isnull=True, quantity_unit="")
+                    | Q(quantity_value__gt=0) & ~Q(quantity_unit="")
+                ),
+                name="catalogue_product_quantity_has_unit",
+            ),
+            models.CheckConstraint(
+                condition=Q(quantity_state="stated") | Q(quantity_value__isnull=True),
+                name="catalogue_product_quantity_only_when_stated",
+            ),
+            models.CheckConstraint(
+                condition=~Q(form="pack") | Q(pack_count__gte=2, pack_unit_value__gt=0),
+                name="catalogue_product_pack_has_count",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["match_key"],
+                condition=Q(merged_into__isnull=True),
+                name="catalogue_product_live_key",
+            ),
+            models.Index(fields=["brand", "name"], name="catalogue_product_brand_name"),
+            models.Index(fields=["vertical", "category"], name="catalogue_product_category"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Listing(UUIDModel, TimestampedModel):
+    """One product as carried by one location: the shop's own words, verbatim."""
+
+    product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="listings")
+    location = models.ForeignKey(Location, on_delete=models.PROTECT, related_name="listings")
+    source_sku = models.CharField(max_length=200)
+    url = models.URLField(max_length=1000, blank=True)
+
+    # The listed layer: written as one unit from one raw record, never trimmed or cased.
+    listed_brand = models.TextField(null=True, blank=True)
+    listed_name = models.TextField(null=True, blank=True)
+    listed_variant = models.TextField(null=True, blank=True)
+    listed_quantity_text = models.TextField(null=True, blank=True)
+    listed_category = models.TextField(null=True, blank=True)
+    listed_gtin = models.TextField(null=True, blank=True)
+    listed_brand_key = models.CharField(max_length=120, null=True, blank=True)
+    listed_name_key = models.CharField(max_length=300, null=True, blank=True)
+    listed_quantity_value = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True
+    )
+    listed_quantity_unit = models.CharField(
+        max_length=3, choices=QuantityUnit.choices, null=True, blank=True
+    )
+    listed_record = models.ForeignKey(
+        "ingest.RawRecord", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+
+    pinned_product = models.ForeignKey(
+        Product, null=True, blank=True, on_delete=models.PROTECT, related_name="pinned_listings"
+    )
+    pinned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    pinned_at = models.DateTimeField(null=True, blank=True)
+    pin_reason = models.TextField(blank=True)
+    # Prices keep collecting for an ignored listing; only the public readers skip it.
+    ignored_at = models.DateTimeField(null=True, blank=True)
+    ignored_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    ignore_reason = models.TextField(blank=True)
+
+    objects = ListingQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["location", "source_sku"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["location", "source_sku"], name="catalogue_listing_unique_sku"
+            ),
+            models.CheckConstraint(
+                condition=Q(pinned_product__isnull=True, pinned_at__isnull=True)
+                | Q(pinned_product__isnull=False, pinned_at__isnull=False),
+                name="catalogue_listing_pin_is_dated",
+            ),
+            models.CheckConstraint(
+                condition=Q(ignored_at__isnull=True) | ~Q(ignore_reason=""),
+                name="catalogue_listing_ignore_has_reason",
+            ),
+        ]
+        indexes = [models.Index(fields=["product"], name="catalogue_listing_product")]
+
+    def __str__(self) -> str:
+        return f"{self.location.code}:{self.source_sku}"
+
+
+class FxRate(models.Model):
+    """How many US dollars one unit of ``currency`` bought on ``as_of``."""
+
+    currency = models.CharField(max_length=3)
+    rate_to_usd = models.DecimalField(max_digits=18, decimal_places=8)
+    as_of = models.DateField()
+    source = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["currency", "-as_of"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["currency", "as_of", "source"], name="catalogue_fxrate_unique_day"
+            ),
+            models.CheckConstraint(
+                condition=Q(rate_to_usd__gt=0), name="catalogue_fxrate_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(currency__regex=CURRENCY_SHAPE), name="catalogue_fxrate_currency_shape"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.currency} {self.rate_to_usd} ({self.as_of})"
+
+
+class PriceObservation(models.Model):
+    """What one listing showed at one moment. Append-only: a price is never edited."""
+
+    id = models.BigAutoField(primary_key=True)
+    listing = models.ForeignKey(Listing, on_delete=models.PROTECT, related_name="observations")
+    price = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    price_usd = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    fx_rate = models.DecimalField(max_digits=18, decimal_places=8, null=True, blank=True)
+    was_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    price_type = models.CharField(
+        max_length=16, choices=PriceType.choices, default=PriceType.REGULAR
+    )
+    in_stock = models.BooleanField(null=True)
+    observed_at = models.DateTimeField()
+    run = models.ForeignKey(
+        "ingest.CollectionRun",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="observations",
+    )
+    source_kind = models.CharField(max_length=16, choices=ObservationSourceKind.choices)
+
+    objects = PriceObservationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["listing", "-observed_at"]
+        constraints = [
+            # Also the index the latest-price read walks backwards: one probe per listing.
+            models.UniqueConstraint(
+                fields=["listing", "observed_at"], name="catalogue_observation_unique_moment"
+            ),
+            models.CheckConstraint(
+                condition=Q(price__gt=0), name="catalogue_observation_price_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(was_price__isnull=True) | Q(was_price__gt=0),
+                name="catalogue_observation_was_price_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(currency__regex=CURRENCY_SHAPE),
+                name="catalogue_observation_currency_shape",
+            ),
+            models.CheckConstraint(
+                condition=Q(price_usd__isnull=True, fx_rate__isnull=True)
+                | Q(price_usd__isnull=False, fx_rate__isnull=False),
+                name="catalogue_observation_usd_has_rate",
+            ),
+        ]
+        triggers = [
+            pgtrigger.Protect(
+                name="price_observation_append_only",
+                operation=pgtrigger.Update | pgtrigger.Delete,
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.price} {self.currency} at {self.observed_at:%Y-%m-%d %H:%M}"
+
+
+class Override(UUIDModel):
+    """One human decision over a collected or derived value; every rederive reads it first."""
+
+    class Field(models.TextChoices):
+        NAME = "name", "Name"
+        LINE = "line_id", "Line"
+        VARIATION = "variation", "Variation"
+        QUANTITY = "quantity", "Quantity"
+        CATEGORY = "category", "Category"
+
+    entity_type = models.CharField(max_length=32, default="product")
+    entity_key = models.CharField(max_length=64)
+    field = models.CharField(max_length=32, choices=Field.choices)
+    value = models.JSONField(null=True, blank=True)
+    collected_value = models.JSONField(null=True, blank=True)
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
+    set_at = models.DateTimeField()
+    reason = models.TextField()
+    collector_disagrees_since = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["entity_type", "entity_key", "field"], name="catalogue_override_unique"
+            ),
+            models.CheckConstraint(condition=~Q(reason=""), name="catalogue_override_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entity_type}:{self.entity_key}.{self.field}"
+
+
+class Award(UUIDModel, TimestampedModel):
+    class Medal(models.TextChoices):
+        GOLD = "gold", "Gold"
+        SILVER = "silver", "Silver"
+        BRONZE = "bronze", "Bronze"
+        DOUBLE_GOLD = "double_gold", "Double gold"
+        COMMENDED = "commended", "Commended"
+
+    product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="awards")
+    competition = models.CharField(max_length=200)
+    competition_slug = models.SlugField(max_length=200, blank=True)
+    year = models.PositiveSmallIntegerField(null=True, blank=True)
+    medal = models.CharField(max_length=16, choices=Medal.choices, blank=True)
+    score = models.DecimalField(max_digits=5, decimal_places=2, null=True, blank=True)
+    is_own_competition = models.BooleanField(default=False)
+    source = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(year__isnull=True) | Q(year__gte=1800, year__lte=2200),
+                name="catalogue_award_year_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.competition} {self.year or ''} {self.medal}".strip()
+
+
+class Reverification(models.Model):
+    """A product or listing queued for a fresh read because something disagreed."""
+
+    product = models.ForeignKey(
+        Product, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    listing = models.ForeignKey(
+        Listing, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.CharField(max_length=200)
+    score = models.FloatField(null=True, blank=True)
+    queued_at = models.DateTimeField()
+    done_at = models.DateTimeField(null=True, blank=True)
+    result = models.CharField(max_length=200, blank=True)
+    detail = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(product__isnull=False) | Q(listing__isnull=False),
+                name="catalogue_reverification_has_subject",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class VerificationRun(models.Model):
+    class Mode(models.TextChoices):
+        SAMPLE = "sample", "Random sample"
+        FULL = "full", "Every listing"
+
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seed = models.BigIntegerField(null=True, blank=True)
+    n = models.PositiveIntegerField(default=0)
+    per_source = models.PositiveIntegerField(null=True, blank=True)
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.SAMPLE)
+
+    def __str__(self) -> str:
+        return f"verification {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class VerificationCheck(models.Model):
+    class Verdict(models.TextChoices):
+        AGREES = "agrees", "Agrees"
+        PRICE_DIFFERS = "price_differs", "Price differs"
+        SIZE_DIFFERS = "size_differs", "Size differs"
+        GONE = "gone", "No longer listed"
+        ERROR = "error", "Could not read"
+
+    run = models.ForeignKey(VerificationRun, on_delete=models.PROTECT, related_name="checks")
+    listing = models.ForeignKey(Listing, on_delete=models.PROTECT, related_name="+")
+    observation = models.ForeignKey(
+        PriceObservation, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    source = models.ForeignKey(
+        "ingest.Source", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    live_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    live_currency = models.CharField(max_length=3, blank=True)
+    live_size_ml = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)
+    live_name = models.TextField(blank=True)
+    live_gtin = models.CharField(max_length=14, blank=True)
+    live_in_stock = models.BooleanField(null=True)
+    live_was_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    detail = models.JSONField(null=True, blank=True)
+    checked_at = models.DateTimeField()
+    url = models.URLField(max_length=1000, blank=True)
+    cleared_at = models.DateTimeField(null=True, blank=True)
+    cleared_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    cleared_note = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(cleared_at__isnull=True) | ~Q(cleared_note=""),
+                name="catalogue_verification_clear_has_note",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.listing_id}: {self.verdict}"
+
+
+class AirportHours(models.Model):
+    """Opening hours of a storefront as observed, with where they came from."""
+
+    location = models.ForeignKey(Location, on_delete=models.PROTECT, related_name="hours")
+    source_kind = models.CharField(max_length=16, choices=ObservationSourceKind.choices)
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    observed_at = models.DateTimeField()
+    source_url = models.URLField(max_length=1000, blank=True)
+    text = models.TextField()
+    detail = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "airport hours"
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(source_kind="manual") | Q(entered_by__isnull=False),
+                name="catalogue_hours_manual_names_person",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.text[:40]}"

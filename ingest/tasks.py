@@ -1,0 +1,28 @@
+"""Celery adapters for the collectors: ids in, one service call each."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from ingest.collectors.services import SourceDisabled, source_collect
+from ingest.models import Source
+
+
+@shared_task(name="ingest.collect_source", acks_late=True)
+def collect_source(source_id: str) -> dict:
+    source = Source.objects.get(pk=source_id)
+    try:
+        run = source_collect(source=source, triggered_by="celery")
+    except SourceDisabled as exc:
+        return {"source": source.slug, "status": "disabled", "message": str(exc)}
+    return {"source": source.slug, "status": run.status, "run": run.pk}
+
+
+@shared_task(name="ingest.collect_enabled_sources")
+def collect_enabled_sources() -> list[str]:
+    """The beat entry: enqueue a collection for every enabled source that has a feed file."""
+    slugs = []
+    for source in Source.objects.filter(enabled=True).exclude(feed_path=""):
+        collect_source.delay(str(source.pk))
+        slugs.append(source.slug)
+    return slugs
