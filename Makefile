@@ -63,3 +63,6 @@ check: services ## Django system checks and makemigrations --check
 test: services lint ## Install, ensure services, lint, check migrations, run the whole suite
 	DEBUG=true $(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+bench-tree: services ## Benchmark: every fixture under a Games root, MPTT range vs recursive CTE
+	$(PY) bench/tree.py

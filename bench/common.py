@@ -1,0 +1,48 @@
+"""Shared plumbing for benchmarks: a database of their own, timing, the closing line."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def setup_django(database: str = "omnium_bench") -> None:
+    """Point Django at a benchmark database (created and migrated if needed), never at the
+    development data."""
+    sys.path.insert(0, str(REPO))
+    os.environ["DATABASE_URL"] = os.environ.get(
+        "BENCH_DATABASE_URL", f"postgres://127.0.0.1:5432/{database}"
+    )
+    os.environ.setdefault("DEBUG", "true")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "omnium.settings")
+    from omnium.services import ensure_database
+
+    ensure_database(os.environ["DATABASE_URL"])
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def median_ms(fn: Callable[[], object], *, runs: int, warmup: int = 3) -> float:
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def closing_line(name: str, **figures: object) -> str:
+    parts = " ".join(f"{k}={v}" for k, v in figures.items())
+    return f"bench-{name}: {parts}"
