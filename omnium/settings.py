@@ -137,6 +137,9 @@ AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 # Absolute links in e-mail (welcome, reset, notifications) start with this.
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+# Discussions: at most this many notification e-mails per person per hour.
+NOTIFICATION_MAIL_CAP = env_int("NOTIFICATION_MAIL_CAP", 10, minimum=1)
+CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -147,6 +150,8 @@ STATIC_URL = "/static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "var" / "media")))
+# Client uploads: outside MEDIA_ROOT and never served directly; a view checks who asks.
+PRIVATE_MEDIA_ROOT = Path(env_str("PRIVATE_MEDIA_ROOT", str(BASE_DIR / "var" / "private")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.db.models import Count, F, OuterRef, Q, Subquery
+
+
+class ThreadQuerySet(models.QuerySet):
+    def for_subject(self, subject: models.Model):
+        return self.filter(
+            subject_type=ContentType.objects.get_for_model(subject), subject_id=str(subject.pk)
+        )
+
+    def open(self):
+        return self.filter(outcome__isnull=True)
+
+    def unarchived(self):
+        return self.filter(archived_at__isnull=True)
+
+    def with_unread_count(self, user):
+        """Annotate ``unread_count``: live comments by others newer than ``user``'s last
+        open of the thread (all of them if never opened). Computed from ``ThreadRead`` on
+        every read; nothing stores a count that could drift."""
+        from discussions.models import ThreadRead
+
+        last_read = ThreadRead.objects.filter(thread=OuterRef("pk"), user=user).values("read_at")
+        return self.annotate(last_read_at=Subquery(last_read[:1])).annotate(
+            unread_count=Count(
+                "comments",
+                filter=Q(comments__deleted_at__isnull=True)
+                & ~Q(comments__author=user)
+                & (Q(last_read_at__isnull=True) | Q(comments__created_at__gt=F("last_read_at"))),
+            )
+        )
+
+
+class CommentQuerySet(models.QuerySet):
+    def live(self):
+        return self.filter(deleted_at__isnull=True)
+
+
+class NotificationQuerySet(models.QuerySet):
+    def unread(self):
+        return self.filter(read_at__isnull=True)
+
+    def for_recipient(self, user):
+        return self.filter(recipient=user)
+
+
+class ArticleQuerySet(models.QuerySet):
+    def published(self):
+        """The only articles the public may see, on every page and route."""
+        return self.filter(status="published", published_at__isnull=False)
