@@ -40,6 +40,11 @@ class FixtureQuerySet(models.QuerySet):
     def canonical(self) -> FixtureQuerySet:
         return self.filter(merged_into__isnull=True)
 
+    def public(self) -> FixtureQuerySet:
+        """What anonymous readers and plain viewers may see: canonical fixtures whose first
+        submission was accepted."""
+        return self.filter(merged_into__isnull=True, first_seen_in__accepted=True)
+
     def under(self, node: Competition) -> FixtureQuerySet:
         """Every fixture on ``node`` or any node below it: one range condition on the
         tree's nested-set columns, whatever the depth."""

@@ -29,7 +29,9 @@ from sports.models.participants import (
     ParticipantAlias,
     ParticipantSport,
 )
+from sports.models.provenance import Submission, SubmissionKind
 from sports.models.stats import StatLine
+from sports.models.tables import PointsAdjustment, StatTable, TableKind
 from sports.models.taxonomy import Competition, Sport, SportDefinitionVersion, Venue
 from sports.models.timeline import LedgerStream, Scoreboard, TimelineActor, TimelineItem
 
@@ -56,13 +58,18 @@ __all__ = [
     "ParticipantAlias",
     "ParticipantSport",
     "ParticipantType",
+    "PointsAdjustment",
     "ResultStatus",
     "Scoreboard",
     "Sport",
     "SportDefinitionVersion",
     "SportStatus",
     "StatLine",
+    "StatTable",
     "SubjectKind",
+    "Submission",
+    "SubmissionKind",
+    "TableKind",
     "TimelineActor",
     "TimelineItem",
     "TimelineStatus",

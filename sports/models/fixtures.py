@@ -62,6 +62,11 @@ class Fixture(UUIDModel, TimestampedModel):
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="merged_from"
     )
+    # The submission that first brought this fixture; set once, never overwritten. Public
+    # reads show a fixture only when this submission is accepted.
+    first_seen_in = models.ForeignKey(
+        "sports.Submission", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     objects = FixtureQuerySet.as_manager()
 

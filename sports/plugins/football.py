@@ -206,6 +206,14 @@ class FootballPlugin(SportPlugin):
             }
             if ranks[side] is not None:
                 values["place"] = ranks[side]
+                # The same line shape as imported results, so one league fold reads both.
+                values["outcome"] = (
+                    "draw"
+                    if ranks[side] == ranks[other[side]]
+                    else "win"
+                    if ranks[side] == 1
+                    else "loss"
+                )
             lines.append(StatLineSpec(competitor.participant_id, "side", "match", values))
 
         goals = Counter(

@@ -105,10 +105,15 @@ def test_stat_lines_per_side_per_half_per_match_and_per_player(match):
     assert _lines(match["fixture"]) == {
         (home, "side", "half-1"): {"goals_for": 1, "goals_against": 0},
         (home, "side", "half-2"): {"goals_for": 1, "goals_against": 1},
-        (home, "side", "match"): {"goals_for": 2, "goals_against": 1, "place": 1},
+        (home, "side", "match"): {"goals_for": 2, "goals_against": 1, "place": 1, "outcome": "win"},
         (away, "side", "half-1"): {"goals_for": 0, "goals_against": 1},
         (away, "side", "half-2"): {"goals_for": 1, "goals_against": 1},
-        (away, "side", "match"): {"goals_for": 1, "goals_against": 2, "place": 2},
+        (away, "side", "match"): {
+            "goals_for": 1,
+            "goals_against": 2,
+            "place": 2,
+            "outcome": "loss",
+        },
         (str(match["scorer"].pk), "player", "match"): {
             "goals": 1,
             "own_goals": 0,

@@ -1,0 +1,225 @@
+"""League and medal tables, folded from per-fixture result lines under a competition node.
+
+Every sport's table is computed the same way: from the stat lines recorded with results
+(finishing place, outcome, goals, medal, country), never from ad-hoc joins over fixtures.
+Tables are cached as ``StatTable`` rows; recording a result clears the cache above it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import groupby
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from sports.models import (
+    Competition,
+    FixtureStatus,
+    Participant,
+    PointsAdjustment,
+    StatLine,
+    StatTable,
+    TableKind,
+)
+
+DEFAULT_POINTS = {"win": 3, "draw": 1, "loss": 0}
+DEFAULT_TIEBREAKS = ["points", "goal_difference", "goals_for"]
+TIEBREAKS = {
+    "points",
+    "goal_difference",
+    "goals_for",
+    "won",
+    "head_to_head_points",
+    "head_to_head_goal_difference",
+    "head_to_head_goals_for",
+}
+MEDALS = ("gold", "silver", "bronze")
+
+
+def effective_config(node: Competition) -> dict[str, Any]:
+    """The node's config with every ancestor's underneath it (nearest wins, key by key)."""
+    merged: dict[str, Any] = {}
+    for ancestor in node.get_ancestors(include_self=True):
+        merged.update(ancestor.config or {})
+    return merged
+
+
+def _lines_under(node: Competition, role: str):
+    return StatLine.objects.filter(
+        subject_role=role,
+        competition__tree_id=node.tree_id,
+        competition__lft__gte=node.lft,
+        competition__rght__lte=node.rght,
+        fixture__merged_into__isnull=True,
+    )
+
+
+def _empty_row() -> dict[str, int]:
+    return {
+        "played": 0,
+        "won": 0,
+        "drawn": 0,
+        "lost": 0,
+        "goals_for": 0,
+        "goals_against": 0,
+        "points": 0,
+    }
+
+
+def _add(row: dict[str, int], values: dict[str, Any], points: dict[str, int]) -> None:
+    outcome = values["outcome"]
+    row["played"] += 1
+    row[{"win": "won", "draw": "drawn", "loss": "lost"}[outcome]] += 1
+    row["goals_for"] += values.get("goals_for", 0)
+    row["goals_against"] += values.get("goals_against", 0)
+    row["points"] += points[outcome]
+
+
+def standings_compute(node: Competition) -> list[dict[str, Any]]:
+    """played, won, drawn, lost, goals, goal difference and points per team over the
+    completed fixtures under ``node``, ordered by the tie-breaks its config names."""
+    config = effective_config(node)
+    points = {**DEFAULT_POINTS, **config.get("points", {})}
+    tiebreaks = config.get("tiebreaks", DEFAULT_TIEBREAKS)
+    unknown = set(tiebreaks) - TIEBREAKS
+    if unknown:
+        raise ValidationError(
+            f"{node}: unknown tie-break(s) {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(sorted(TIEBREAKS))}."
+        )
+    lines = list(
+        _lines_under(node, "side")
+        .filter(segment="match", fixture__status=FixtureStatus.COMPLETED)
+        .values_list("fixture_id", "subject_id", "values")
+    )
+    rows: dict[Any, dict[str, int]] = defaultdict(_empty_row)
+    by_fixture: dict[Any, list[tuple[Any, dict]]] = defaultdict(list)
+    for fixture_id, team, values in lines:
+        _add(rows[team], values, points)
+        by_fixture[fixture_id].append((team, values))
+    adjustments = PointsAdjustment.objects.filter(
+        competition__tree_id=node.tree_id,
+        competition__lft__gte=node.lft,
+        competition__rght__lte=node.rght,
+    ).values_list("participant_id", "points")
+    for team, delta in adjustments:
+        rows[team]["points"] += delta
+        rows[team]["adjustment"] = rows[team].get("adjustment", 0) + delta
+    for row in rows.values():
+        row["goal_difference"] = row["goals_for"] - row["goals_against"]
+
+    names = dict(Participant.objects.filter(pk__in=rows).values_list("pk", "name"))
+
+    def mini_table(group: list) -> dict[Any, dict[str, int]]:
+        members = set(group)
+        mini: dict[Any, dict[str, int]] = {t: _empty_row() for t in group}
+        for sides in by_fixture.values():
+            if len(sides) == 2 and {t for t, _ in sides} <= members:
+                for team, values in sides:
+                    _add(mini[team], values, points)
+        for row in mini.values():
+            row["goal_difference"] = row["goals_for"] - row["goals_against"]
+        return mini
+
+    def order(group: list, keys: list[str]) -> list:
+        if len(group) <= 1 or not keys:
+            return sorted(group, key=lambda t: names.get(t, ""))
+        key, rest = keys[0], keys[1:]
+        if key.startswith("head_to_head_"):
+            mini = mini_table(group)
+            stat = key.removeprefix("head_to_head_")
+
+            def value(t):
+                return mini[t][stat]
+        else:
+
+            def value(t):
+                return rows[t][key]
+
+        ordered = []
+        for _, members in groupby(sorted(group, key=value, reverse=True), key=value):
+            ordered.extend(order(list(members), rest))
+        return ordered
+
+    table = []
+    for position, team in enumerate(order(list(rows), list(tiebreaks)), start=1):
+        row = rows[team]
+        table.append(
+            {
+                "position": position,
+                "team": str(team),
+                "name": names.get(team, ""),
+                "played": row["played"],
+                "won": row["won"],
+                "drawn": row["drawn"],
+                "lost": row["lost"],
+                "goals_for": row["goals_for"],
+                "goals_against": row["goals_against"],
+                "goal_difference": row["goal_difference"],
+                "points": row["points"],
+                **({"adjustment": row["adjustment"]} if "adjustment" in row else {}),
+            }
+        )
+    return table
+
+
+def medal_table_compute(node: Competition) -> list[dict[str, Any]]:
+    """Gold, silver and bronze per country over every result line under ``node`` that
+    carries a medal, ranked by gold, then silver, then bronze, with shared ranks."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(MEDALS, 0))
+    for role in ("entrant", "side"):
+        for values in (
+            _lines_under(node, role)
+            .filter(values__has_key="medal")
+            .values_list("values", flat=True)
+        ):
+            medal, country = values.get("medal"), values.get("country")
+            if medal in MEDALS and country:
+                counts[country][medal] += 1
+
+    def key(country):
+        return tuple(counts[country][m] for m in MEDALS)
+
+    ordered = sorted(counts, key=lambda c: (tuple(-n for n in key(c)), c))
+    table = []
+    for index, country in enumerate(ordered):
+        rank = index + 1
+        if table and key(ordered[index - 1]) == key(country):
+            rank = table[-1]["rank"]  # equal counts share a rank
+        c = counts[country]
+        table.append(
+            {
+                "rank": rank,
+                "country": country,
+                "gold": c["gold"],
+                "silver": c["silver"],
+                "bronze": c["bronze"],
+                "total": c["gold"] + c["silver"] + c["bronze"],
+            }
+        )
+    return table
+
+
+COMPUTE = {TableKind.STANDINGS: standings_compute, TableKind.MEDALS: medal_table_compute}
+
+
+@transaction.atomic
+def stat_table_rebuild(*, node: Competition, kind: str) -> StatTable:
+    """Fold the table afresh and store it as the node's cached table."""
+    rows = COMPUTE[kind](node)
+    table, _ = StatTable.objects.update_or_create(
+        competition=node, kind=kind, defaults={"rows": rows}
+    )
+    return table
+
+
+def stat_table(*, node: Competition, kind: str) -> list[dict[str, Any]]:
+    """The node's table: the cached one, or a fresh fold stored for the next reader."""
+    cached = (
+        StatTable.objects.filter(competition=node, kind=kind).values_list("rows", flat=True).first()
+    )
+    if cached is not None:
+        return cached
+    return stat_table_rebuild(node=node, kind=kind).rows
