@@ -233,11 +233,19 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 86_400
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Task modules beyond each app's tasks.py (autodiscovered).
+CELERY_IMPORTS = ["ingest.sports_tasks"]
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "omnium")
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured(
         "CELERY_TASK_TIME_LIMIT: must be greater than CELERY_TASK_SOFT_TIME_LIMIT."
     )
+
+# Sport plugins: a sport's definition names one of these keys.
+SPORT_PLUGINS = {
+    "football": "sports.plugins.football.FootballPlugin",
+    "ranked_field": "sports.plugins.ranked_field.RankedFieldPlugin",
+}
 
 EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",
