@@ -729,6 +729,16 @@ def article_import(
 ) -> tuple[Article, bool]:
     """Create or replace the text of the article ``slug``. A re-import replaces the text and
     never changes the status: publishing is a person's decision, not an import's."""
+    if kind == ArticleKind.AIRPORT_WRITEUP and not re.fullmatch(r"[A-Za-z]{3}", airport_code or ""):
+        raise ValidationError({"airport_code": "An airport write-up needs a 3-letter code."})
+    if kind == ArticleKind.CATEGORY_INTRO and not category:
+        raise ValidationError({"category": "A category intro needs its category."})
+    if kind != ArticleKind.AIRPORT_WRITEUP:
+        airport_code = None
+    if kind != ArticleKind.CATEGORY_INTRO:
+        category = None
+    if not slug or not title.strip() or not body_md.strip():
+        raise ValidationError("An article needs a slug, a title and a body.")
     fields = {
         "title": title,
         "body_md": body_md,
