@@ -24,11 +24,18 @@ class Actors(TypedDict):
     acting_as: User | None
 
 
-def request_actors(request: HttpRequest) -> Actors:
-    """``actor`` = who is really at the keyboard; ``acting_as`` = whom they act as, or None."""
-    real = getattr(request, "real_user", request.user)
-    acting = getattr(request, "acting_as", None)
-    return {"actor": real if real.is_authenticated else None, "acting_as": acting}
+def request_actors(request) -> Actors:
+    """``actor`` = who is really at the keyboard; ``acting_as`` = whom they act as, or None.
+
+    Takes a Django request or a DRF one (whose ``user`` may come from its own
+    authentication, not from the session this middleware looked at).
+    """
+    django_request = getattr(request, "_request", request)
+    user = request.user
+    acting = getattr(django_request, "acting_as", None)
+    if acting is not None and user.pk == acting.pk:
+        return {"actor": django_request.real_user, "acting_as": acting}
+    return {"actor": user if user.is_authenticated else None, "acting_as": None}
 
 
 class ActingAsMiddleware:

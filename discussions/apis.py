@@ -1,0 +1,128 @@
+"""API for discussions: reads through read-only viewsets, writes as input serializer →
+service → output serializer. Every route needs a signed-in account."""
+
+from __future__ import annotations
+
+from django.apps import apps
+from django.core.exceptions import ValidationError
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.acting import request_actors
+from discussions import services
+from discussions.filters import CommentFilter, NotificationFilter, ThreadFilter
+from discussions.models import Comment, Notification, Thread
+from discussions.serializers import (
+    CommentCreateSerializer,
+    CommentEditSerializer,
+    CommentSerializer,
+    NotificationSerializer,
+    ThreadInputSerializer,
+    ThreadSerializer,
+)
+from omnium.pagination import StableCursorPagination
+
+
+class NewestFirstCursorPagination(StableCursorPagination):
+    page_size = 50
+    ordering = "-pk"
+
+
+class ThreadViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = ThreadSerializer
+    permission_classes = (IsAuthenticated,)
+    filterset_class = ThreadFilter
+    pagination_class = NewestFirstCursorPagination
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return Thread.objects.none()
+        return (
+            Thread.objects.select_related("subject_type")
+            .with_unread_count(self.request.user)
+            .order_by("-pk")
+        )
+
+    @extend_schema(request=ThreadInputSerializer, responses=ThreadSerializer)
+    def create(self, request: Request) -> Response:
+        """The thread of a record (``app_label.model`` + key), created on first use."""
+        data = ThreadInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            model = apps.get_model(data.validated_data["subject_type"])
+        except (LookupError, ValueError) as error:
+            raise ValidationError({"subject_type": "Unknown record type."}) from error
+        subject = model._default_manager.filter(pk=data.validated_data["subject_id"]).first()
+        if subject is None:
+            raise ValidationError({"subject_id": "No such record."})
+        thread = services.thread_for(subject=subject)
+        thread = self.get_queryset().get(pk=thread.pk)
+        return Response(ThreadSerializer(thread).data, status=status.HTTP_200_OK)
+
+
+class CommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    serializer_class = CommentSerializer
+    permission_classes = (IsAuthenticated,)
+    filterset_class = CommentFilter
+    pagination_class = StableCursorPagination
+    queryset = Comment.objects.select_related("author").order_by("pk")
+
+    @extend_schema(request=CommentCreateSerializer, responses={201: CommentSerializer})
+    def create(self, request: Request) -> Response:
+        data = CommentCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        comment = services.comment_post(
+            thread=data.validated_data["thread"],
+            body=data.validated_data["body"],
+            **request_actors(request),
+        )
+        return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=CommentEditSerializer, responses=CommentSerializer)
+    def partial_update(self, request: Request, pk=None) -> Response:
+        """Edit a comment: its author, or a moderator."""
+        data = CommentEditSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        comment = services.comment_edit(
+            comment=self.get_object(),
+            body=data.validated_data["body"],
+            **request_actors(request),
+        )
+        return Response(CommentSerializer(comment).data)
+
+    @extend_schema(request=None, responses={204: None})
+    def destroy(self, request: Request, pk=None) -> Response:
+        """Soft delete: the comment stays as a tombstone."""
+        services.comment_delete(comment=self.get_object(), **request_actors(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class NotificationViewSet(viewsets.ReadOnlyModelViewSet):
+    """The signed-in account's own notifications, newest first."""
+
+    serializer_class = NotificationSerializer
+    permission_classes = (IsAuthenticated,)
+    filterset_class = NotificationFilter
+    pagination_class = NewestFirstCursorPagination
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return Notification.objects.none()
+        return Notification.objects.for_recipient(self.request.user).select_related("actor")
+
+    @extend_schema(request=None, responses=NotificationSerializer)
+    @action(detail=True, methods=["post"])
+    def read(self, request: Request, pk=None) -> Response:
+        notification = services.notification_mark_read(
+            notification=self.get_object(), actor=request.user
+        )
+        return Response(NotificationSerializer(notification).data)
+
+    @extend_schema(request=None, responses={200: None})
+    @action(detail=False, methods=["post"], url_path="read-all")
+    def read_all(self, request: Request) -> Response:
+        return Response({"marked": services.notifications_mark_all_read(actor=request.user)})
