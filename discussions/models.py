@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import pgtrigger
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage
@@ -447,10 +449,29 @@ class ClientTodo(UUIDModel):
         return self.title
 
 
+class PrivateStorage(FileSystemStorage):
+    """Client uploads, under ``PRIVATE_MEDIA_ROOT`` and never at a URL: nothing serves them
+    except a view that checks who asks. The root is read on every use so settings changes
+    (tests, deployments) take effect without re-importing the model."""
+
+    @property
+    def base_location(self):
+        return settings.PRIVATE_MEDIA_ROOT
+
+    @property
+    def location(self):
+        return os.path.abspath(self.base_location)
+
+    @property
+    def base_url(self):
+        return None
+
+    def url(self, name):
+        raise ValueError("Private uploads have no URL; serve them through their view.")
+
+
 def private_storage() -> FileSystemStorage:
-    # No base_url: uploads are never served by the web server or the static files layer,
-    # only through a view that checks who is asking.
-    return FileSystemStorage(location=settings.PRIVATE_MEDIA_ROOT, base_url=None)
+    return PrivateStorage()
 
 
 class ClientUpload(UUIDModel):
