@@ -23,6 +23,7 @@ from sports.services.participants import (
 )
 from sports.services.results import (
     EntrantResult,
+    fixture_award,
     fixture_import,
     fixture_results_record,
     result_lines_rebuild,
@@ -31,6 +32,7 @@ from sports.services.results import (
 from sports.services.tables import (
     effective_config,
     medal_table_compute,
+    points_adjustment_create,
     standings_compute,
     stat_table,
     stat_table_rebuild,
@@ -57,6 +59,7 @@ __all__ = [
     "effective_config",
     "external_id_link",
     "fixture_amend",
+    "fixture_award",
     "fixture_command",
     "fixture_create",
     "fixture_import",
@@ -70,6 +73,7 @@ __all__ = [
     "participant_create",
     "participant_merge",
     "participants_resolve",
+    "points_adjustment_create",
     "result_lines_rebuild",
     "sport_definition_publish",
     "standings_compute",

@@ -335,3 +335,48 @@ def stat_tables_invalidate(*, fixture: Fixture) -> int:
 
 def competitor_for(fixture: Fixture, participant_id) -> FixtureCompetitor | None:
     return fixture.competitors.filter(parent__isnull=True, participant_id=participant_id).first()
+
+
+@transaction.atomic
+def fixture_award(
+    *, fixture: Fixture, winner: FixtureCompetitor, actor: Actor, reason: str
+) -> Fixture:
+    """Record an awarded result (a walkover, a forfeit) decided by a person: the winner
+    ranks 1 with win method AWARDED, the other side 2. The ranks and win method are pinned
+    so a re-import keeps the decision; the fixture's result says it was awarded."""
+    from sports.services.common import audit_person
+
+    if not reason:
+        raise ValidationError({"reason": "An awarded result needs a reason."})
+    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    sides = list(fixture.competitors.filter(parent__isnull=True))
+    if len(sides) != 2 or winner.pk not in {s.pk for s in sides}:
+        raise ValidationError("Only a side of this two-sided fixture can be awarded the match.")
+    for side in sides:
+        won = side.pk == winner.pk
+        side.rank = 1 if won else 2
+        side.win_method = "AWARDED" if won else ""
+        side.result_status = "FINISHED"
+        side.pinned = sorted(set(side.pinned) | {"rank", "win_method", "result_status"})
+        side.save(update_fields=["rank", "win_method", "result_status", "pinned", "updated_at"])
+    fixture.status = "COMPLETED"
+    fixture.result = {**(fixture.result or {}), "outcome": "win", "awarded": True, "reason": reason}
+    fixture.pinned = sorted(set(fixture.pinned) | {"status", "result"})
+    fixture.version += 1
+    fixture.save(update_fields=["status", "result", "pinned", "version", "updated_at"])
+    result_lines_rebuild(fixture=fixture)
+    audit_person(
+        actor,
+        action="fixture.award",
+        entity=fixture,
+        key=fixture.pk,
+        detail={"winner": winner.pk, "reason": reason},
+    )
+    timeline_append(
+        fixture=fixture,
+        event_type="results.award",
+        actor=actor,
+        unit="record",
+        payload={"winner": str(winner.pk), "reason": reason},
+    )
+    return fixture

@@ -149,8 +149,8 @@ def standings_compute(node: Competition) -> list[dict[str, Any]]:
         table.append(
             {
                 "position": position,
-                "team": str(team),
-                "name": names.get(team, ""),
+                "team": names.get(team, ""),
+                "team_id": str(team),
                 "played": row["played"],
                 "won": row["won"],
                 "drawn": row["drawn"],
@@ -223,3 +223,38 @@ def stat_table(*, node: Competition, kind: str) -> list[dict[str, Any]]:
     if cached is not None:
         return cached
     return stat_table_rebuild(node=node, kind=kind).rows
+
+
+@transaction.atomic
+def points_adjustment_create(
+    *, competition: Competition, participant: Participant, points: int, reason: str, actor
+) -> PointsAdjustment:
+    """A deduction (negative) or award of league points decided by a person; the tables
+    above the competition are cleared so the next read folds it in."""
+    from sports.services.common import actor_user, audit_person
+
+    if not reason:
+        raise ValidationError({"reason": "A points adjustment needs a reason."})
+    if points == 0:
+        raise ValidationError({"points": "An adjustment of zero points changes nothing."})
+    adjustment = PointsAdjustment.objects.create(
+        competition=competition,
+        participant=participant,
+        points=points,
+        reason=reason,
+        decided_by=actor_user(actor),
+    )
+    StatTable.objects.filter(competition__in=competition.get_ancestors(include_self=True)).delete()
+    audit_person(
+        actor,
+        action="standings.adjust",
+        entity=adjustment,
+        key=adjustment.pk,
+        detail={
+            "competition": competition.pk,
+            "participant": participant.pk,
+            "points": points,
+            "reason": reason,
+        },
+    )
+    return adjustment

@@ -1,0 +1,61 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from ingest.openfootball import FeedError, ImportSummary, import_season, parse_season
+from sports.services.tables import TIEBREAKS
+
+
+class Command(BaseCommand):
+    help = (
+        "Import openfootball football.json season files into league > season > round > "
+        "fixtures. Idempotent; fields an editor pinned are never overwritten."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", type=Path)
+        parser.add_argument("--code", required=True, help="League competition code")
+        parser.add_argument("--name", required=True, help="League name")
+        parser.add_argument(
+            "--tiebreaks",
+            help="Comma-separated tie-break order set on a NEW league node, e.g. "
+            "points,head_to_head_points,head_to_head_goal_difference,goal_difference,goals_for",
+        )
+        parser.add_argument("--points", help="win,draw,loss points on a NEW league (3,1,0)")
+
+    def handle(self, *args, files, code, name, tiebreaks, points, **options):
+        config = {}
+        if tiebreaks:
+            order = [t.strip() for t in tiebreaks.split(",")]
+            unknown = set(order) - TIEBREAKS
+            if unknown:
+                raise CommandError(
+                    f"--tiebreaks: unknown {', '.join(sorted(unknown))}; "
+                    f"known: {', '.join(sorted(TIEBREAKS))}"
+                )
+            config["tiebreaks"] = order
+        if points:
+            try:
+                win, draw, loss = (int(p) for p in points.split(","))
+            except ValueError:
+                raise CommandError("--points: three whole numbers, e.g. 3,1,0") from None
+            config["points"] = {"win": win, "draw": draw, "loss": loss}
+        try:
+            seasons = [parse_season(path) for path in files]
+        except (FeedError, OSError) as exc:
+            raise CommandError(str(exc)) from None
+        summary = ImportSummary()
+        total = sum(len(s.matches) for s in seasons)
+        with tqdm(total=total, unit="match", disable=options["verbosity"] == 0) as bar:
+            for season in seasons:
+                bar.set_description(season.path.name)
+                import_season(
+                    season,
+                    code=code,
+                    name=name,
+                    summary=summary,
+                    config=config or None,
+                    progress=bar.update,
+                )
+        self.stdout.write(summary.line())
