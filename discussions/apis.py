@@ -4,25 +4,45 @@ service → output serializer. Every route needs a signed-in account."""
 from __future__ import annotations
 
 from django.apps import apps
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.acting import request_actors
+from accounts.models import Role
 from discussions import services
 from discussions.filters import CommentFilter, NotificationFilter, ThreadFilter
-from discussions.models import Comment, Notification, Thread
+from discussions.models import (
+    ClientTodo,
+    Comment,
+    DecisionItem,
+    FeaturePriority,
+    Notification,
+    QuoteRequest,
+    QuoteSelection,
+    Thread,
+)
 from discussions.serializers import (
+    ClientTodoSerializer,
+    ClientUploadSerializer,
     CommentCreateSerializer,
     CommentEditSerializer,
     CommentSerializer,
+    DecisionItemSerializer,
+    FeaturePrioritySerializer,
     NotificationSerializer,
+    OwnerItemStateSerializer,
+    QuoteRequestInputSerializer,
+    QuoteRequestSerializer,
+    QuoteSelectionSerializer,
     ThreadInputSerializer,
     ThreadSerializer,
+    UploadInputSerializer,
 )
 from omnium.pagination import StableCursorPagination
 
@@ -126,3 +146,111 @@ class NotificationViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=False, methods=["post"], url_path="read-all")
     def read_all(self, request: Request) -> Response:
         return Response({"marked": services.notifications_mark_all_read(actor=request.user)})
+
+
+class FeaturePriorityViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """The client's feature ranking; POST sets one feature's priority (latest wins)."""
+
+    serializer_class = FeaturePrioritySerializer
+    permission_classes = (IsAuthenticated,)
+    queryset = FeaturePriority.objects.order_by("feature_key")
+
+    @extend_schema(request=FeaturePrioritySerializer, responses=FeaturePrioritySerializer)
+    def create(self, request: Request) -> Response:
+        data = FeaturePrioritySerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        row = services.feature_priority_set(**data.validated_data, actor=request.user)
+        return Response(FeaturePrioritySerializer(row).data)
+
+
+class QuoteSelectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """Yes/no per quote line item; POST sets one (latest wins)."""
+
+    serializer_class = QuoteSelectionSerializer
+    permission_classes = (IsAuthenticated,)
+    queryset = QuoteSelection.objects.order_by("item_key")
+
+    @extend_schema(request=QuoteSelectionSerializer, responses=QuoteSelectionSerializer)
+    def create(self, request: Request) -> Response:
+        data = QuoteSelectionSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        row = services.quote_selection_set(**data.validated_data, actor=request.user)
+        return Response(QuoteSelectionSerializer(row).data)
+
+
+class QuoteRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """The signed-in account's submitted quote requests; POST freezes a basket."""
+
+    serializer_class = QuoteRequestSerializer
+    permission_classes = (IsAuthenticated,)
+    pagination_class = NewestFirstCursorPagination
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return QuoteRequest.objects.none()
+        return QuoteRequest.objects.filter(author=self.request.user)
+
+    @extend_schema(request=QuoteRequestInputSerializer, responses={201: QuoteRequestSerializer})
+    def create(self, request: Request) -> Response:
+        data = QuoteRequestInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        quote = services.quote_request_submit(
+            lines=data.validated_data["lines"],
+            note=data.validated_data["note"],
+            actor=request.user,
+        )
+        return Response(QuoteRequestSerializer(quote).data, status=status.HTTP_201_CREATED)
+
+
+class DecisionItemViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = DecisionItemSerializer
+    permission_classes = (IsAuthenticated,)
+    queryset = DecisionItem.objects.select_related("owner_state").order_by("sort_order", "pk")
+
+    @extend_schema(request=OwnerItemStateSerializer, responses=DecisionItemSerializer)
+    @action(detail=True, methods=["post"])
+    def state(self, request: Request, pk=None) -> Response:
+        """The owner's decision on this item (administrators); the latest one wins."""
+        if not (request.user.is_superuser or request.user.role == Role.ADMIN):
+            raise PermissionDenied("Only the owner decides items.")
+        data = OwnerItemStateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = self.get_object()
+        services.owner_item_state_set(
+            item=item,
+            status=data.validated_data["status"],
+            decision=data.validated_data.get("decision", ""),
+            actor=request.user,
+        )
+        return Response(DecisionItemSerializer(self.get_queryset().get(pk=item.pk)).data)
+
+
+class ClientTodoViewSet(viewsets.ReadOnlyModelViewSet):
+    """The signed-in account's to-dos, with their uploads."""
+
+    serializer_class = ClientTodoSerializer
+    permission_classes = (IsAuthenticated,)
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return ClientTodo.objects.none()
+        return ClientTodo.objects.filter(owner=self.request.user).prefetch_related("uploads")
+
+    @extend_schema(request=None, responses=ClientTodoSerializer)
+    @action(detail=True, methods=["post"])
+    def complete(self, request: Request, pk=None) -> Response:
+        todo = services.todo_complete(todo=self.get_object(), actor=request.user)
+        return Response(ClientTodoSerializer(self.get_queryset().get(pk=todo.pk)).data)
+
+    @extend_schema(request=UploadInputSerializer, responses={201: ClientUploadSerializer})
+    @action(detail=True, methods=["post"], parser_classes=(MultiPartParser,))
+    def uploads(self, request: Request, pk=None) -> Response:
+        data = UploadInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = services.upload_add(
+            todo=self.get_object(),
+            file=data.validated_data["file"],
+            note=data.validated_data["note"],
+            actor=request.user,
+        )
+        return Response(ClientUploadSerializer(upload).data, status=status.HTTP_201_CREATED)

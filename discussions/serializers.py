@@ -2,7 +2,18 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from discussions.models import Comment, Notification, Thread
+from discussions.models import (
+    ClientTodo,
+    ClientUpload,
+    Comment,
+    DecisionItem,
+    FeaturePriority,
+    Notification,
+    OwnerItemState,
+    QuoteRequest,
+    QuoteSelection,
+    Thread,
+)
 
 
 class AccountRefSerializer(serializers.Serializer):
@@ -99,3 +110,96 @@ class NotificationSerializer(serializers.ModelSerializer):
             "created_at",
         )
         read_only_fields = fields
+
+
+class FeaturePrioritySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = FeaturePriority
+        fields = ("feature_key", "priority", "updated_at")
+        read_only_fields = ("updated_at",)
+        # The key is an upsert target here, not a unique row to refuse twice.
+        extra_kwargs = {"feature_key": {"validators": []}}
+
+
+class QuoteSelectionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = QuoteSelection
+        fields = ("item_key", "included", "updated_at")
+        read_only_fields = ("updated_at",)
+        extra_kwargs = {"item_key": {"validators": []}}
+
+
+class QuoteLineSerializer(serializers.Serializer):
+    item_key = serializers.CharField(max_length=100)
+    label = serializers.CharField(max_length=200, required=False)
+    quantity = serializers.IntegerField(min_value=1)
+    unit_usd = serializers.DecimalField(max_digits=10, decimal_places=2, min_value=0)
+
+
+class QuoteRequestInputSerializer(serializers.Serializer):
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+    lines = QuoteLineSerializer(many=True)
+
+
+class QuoteRequestSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = QuoteRequest
+        fields = ("id", "note", "items", "total_usd", "created_at")
+        read_only_fields = fields
+
+
+class OwnerItemStateSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = OwnerItemState
+        fields = ("status", "decision", "acted_at")
+        read_only_fields = ("acted_at",)
+
+
+class DecisionItemSerializer(serializers.ModelSerializer):
+    owner_state = OwnerItemStateSerializer(read_only=True)
+
+    class Meta:
+        model = DecisionItem
+        fields = (
+            "id",
+            "title",
+            "note",
+            "reality",
+            "recommendation",
+            "theme",
+            "needs_decision",
+            "resolved",
+            "sort_order",
+            "owner_state",
+        )
+        read_only_fields = fields
+
+
+class ClientUploadSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ClientUpload
+        fields = ("id", "original_name", "content_type", "bytes", "note", "created_at")
+        read_only_fields = fields
+
+
+class ClientTodoSerializer(serializers.ModelSerializer):
+    uploads = ClientUploadSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = ClientTodo
+        fields = (
+            "id",
+            "title",
+            "detail",
+            "accepts_files",
+            "due",
+            "status",
+            "completed_at",
+            "uploads",
+        )
+        read_only_fields = fields
+
+
+class UploadInputSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
