@@ -407,3 +407,25 @@ def _record(fixture, m: Match, status: str) -> bool:
         outcome=outcome,
         results={sides["home"].pk: side(0, home_rank), sides["away"].pk: side(1, away_rank)},
     )
+
+
+def import_files(
+    paths: list[Path],
+    *,
+    code: str,
+    name: str,
+    config: dict | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_file: Callable[[Path], None] | None = None,
+) -> ImportSummary:
+    """Validate every file first (nothing is written when any is broken), then import each
+    season in its own transaction. The one entry point of the CLI, the task and samples."""
+    seasons = [parse_season(Path(path)) for path in paths]
+    summary = ImportSummary()
+    for season in seasons:
+        if on_file:
+            on_file(season.path)
+        import_season(
+            season, code=code, name=name, summary=summary, config=config, progress=progress
+        )
+    return summary

@@ -7,5 +7,19 @@ on every start, and a second call changes nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
-SAMPLE_LOADERS: list[tuple[str, Callable[[], str]]] = []
+SAMPLES = Path(__file__).resolve().parent / "samples"
+
+
+def _football_season() -> str:
+    from ingest.openfootball import import_files
+
+    return import_files(
+        [SAMPLES / "football" / "2018-19" / "en.1.json"], code="epl", name="Premier League"
+    ).line()
+
+
+SAMPLE_LOADERS: list[tuple[str, Callable[[], str]]] = [
+    ("Premier League 2018/19 (openfootball, CC0)", _football_season),
+]

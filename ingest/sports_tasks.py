@@ -1,2 +1,17 @@
 """Celery adapters for the sports importers: ids and paths in, one importer call, a summary
 out. Registered through ``CELERY_IMPORTS`` (this module is not the app's ``tasks.py``)."""
+
+from celery import shared_task
+
+
+@shared_task(name="ingest.import_openfootball", acks_late=True)
+def import_openfootball_task(
+    paths: list[str], code: str, name: str, config: dict | None = None
+) -> str:
+    """Import openfootball season files (the same code as ``manage.py import_openfootball``);
+    returns the import's summary line. Safe to retry: the import is idempotent."""
+    from pathlib import Path
+
+    from ingest.openfootball import import_files
+
+    return import_files([Path(p) for p in paths], code=code, name=name, config=config).line()

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ingest.openfootball import FeedError, ImportSummary, import_season, parse_season
+from ingest.openfootball import FeedError, import_files, parse_season
 from sports.services.tables import TIEBREAKS
 
 
@@ -42,20 +42,16 @@ class Command(BaseCommand):
                 raise CommandError("--points: three whole numbers, e.g. 3,1,0") from None
             config["points"] = {"win": win, "draw": draw, "loss": loss}
         try:
-            seasons = [parse_season(path) for path in files]
-        except (FeedError, OSError) as exc:
-            raise CommandError(str(exc)) from None
-        summary = ImportSummary()
-        total = sum(len(s.matches) for s in seasons)
-        with tqdm(total=total, unit="match", disable=options["verbosity"] == 0) as bar:
-            for season in seasons:
-                bar.set_description(season.path.name)
-                import_season(
-                    season,
+            total = sum(len(parse_season(path).matches) for path in files)
+            with tqdm(total=total, unit="match", disable=options["verbosity"] == 0) as bar:
+                summary = import_files(
+                    files,
                     code=code,
                     name=name,
-                    summary=summary,
                     config=config or None,
                     progress=bar.update,
+                    on_file=lambda path: bar.set_description(path.name),
                 )
+        except (FeedError, OSError) as exc:
+            raise CommandError(str(exc)) from None
         self.stdout.write(summary.line())
