@@ -55,6 +55,7 @@ class IdentityBook:
     houses: dict[str, House] = field(default_factory=dict)
     brands: dict[str, Brand] = field(default_factory=dict)
     variation_aliases: dict[str, dict[str, str]] = field(default_factory=dict)
+    lines: dict[tuple, ProductLine | None] = field(default_factory=dict)
 
     def house_brand(self, slug: str) -> Brand | None:
         return self.brands.get(slug)
@@ -245,9 +246,14 @@ def _brand_for(standard: Standard, listed_brand: str | None, book: IdentityBook)
     return book.brands.get(house_slug, brand)
 
 
-def _line_for(brand: Brand | None, standard: Standard) -> ProductLine | None:
+def _line_for(
+    brand: Brand | None, standard: Standard, book: IdentityBook | None = None
+) -> ProductLine | None:
     if brand is None or not standard.line_key:
         return None
+    cache_key = (brand.pk, standard.line_key)
+    if book is not None and cache_key in book.lines:
+        return book.lines[cache_key]
     line, _ = ProductLine.objects.get_or_create(
         brand=brand,
         key=standard.line_key,
@@ -257,6 +263,8 @@ def _line_for(brand: Brand | None, standard: Standard) -> ProductLine | None:
     while line.canonical_id and line.pk not in seen:
         seen.add(line.pk)
         line = ProductLine.objects.get(pk=line.canonical_id)
+    if book is not None:
+        book.lines[cache_key] = line
     return line
 
 
@@ -327,7 +335,7 @@ def _product_create(
         gtin_source="collected" if gtin else "",
         brand_name=listed.brand or "",
         brand=brand,
-        line=_line_for(brand, standard),
+        line=_line_for(brand, standard, book),
         name=" ".join((listed.name or "").split())[:300] or standard.match_key[:300],
         category=category,
         attributes=_product_attributes(standard),
@@ -608,7 +616,7 @@ def products_rederive(
         brand = _brand_for(standard, product.brand_name or None, book)
         if brand is not None:
             wanted["brand"] = brand
-            wanted["line"] = _line_for(brand, standard)
+            wanted["line"] = _line_for(brand, standard, book)
         for name in human:
             for column in _OVERRIDE_FIELDS.get(name, ()):
                 wanted.pop(column, None)

@@ -340,7 +340,7 @@ def read_variation(
     tokens = [t for t in words(fold(name)) if t]
     concentration, raw_words = _find_concentration(tokens)
     flankers = [t for t in dict.fromkeys(tokens) if t in FLANKERS and t != "intense"]
-    if "intense" in tokens and not any("intense" in (c or "") for c in [concentration]):
+    if "intense" in tokens and "intense" not in raw_words:
         flankers.append("intense")
 
     declared = " ".join(words(listed_variant))
