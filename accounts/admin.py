@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -39,6 +40,19 @@ def _render_reason_page(modeladmin, request, queryset, *, title: str, action: st
     )
 
 
+class InviteAdminForm(forms.ModelForm):
+    """Adding an account in the console is inviting it: no password is typed here; the
+    person chooses one through the welcome link."""
+
+    class Meta:
+        model = User
+        fields = ("username", "email", "display_name", "role")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["email"].required = True
+
+
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
     list_display = ("username", "display_name", "email", "role", "status", "last_login")
@@ -50,6 +64,8 @@ class UserAdmin(BaseUserAdmin):
     )
     readonly_fields = ("invited_by", "disabled_at", "last_login")
     actions = ("act_as", "send_reset_link")
+    add_form = InviteAdminForm
+    add_fieldsets = ((None, {"fields": ("username", "email", "display_name", "role")}),)
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         # Accounts are never deleted: they are the who-column of every record.
@@ -58,7 +74,21 @@ class UserAdmin(BaseUserAdmin):
     def save_model(self, request, obj, form, change):
         # Status and role changes go through their services so they are audited and their
         # consequences (sessions revoked, groups synced) happen once, in one place.
-        if change and form.initial:
+        if not change:
+            data = form.cleaned_data
+            invited = services.account_invite(
+                actor=request.real_user,
+                username=data["username"],
+                email=data["email"],
+                display_name=data.get("display_name", ""),
+                role=data["role"],
+            )
+            # The admin continues with ``obj`` (its redirect needs the key): make it the row
+            # the service created.
+            obj.pk = invited.pk
+            obj._state.adding = False
+            obj.refresh_from_db()
+        elif form.initial:
             new_status, new_role = obj.status, obj.role
             obj.status, obj.role = form.initial["status"], form.initial["role"]
             super().save_model(request, obj, form, change)

@@ -51,3 +51,11 @@ class ArticleQuerySet(models.QuerySet):
     def published(self):
         """The only articles the public may see, on every page and route."""
         return self.filter(status="published", published_at__isnull=False)
+
+    def airport_writeup(self, airport_code: str):
+        """The published write-up of one airport (an empty queryset if none)."""
+        return self.published().filter(kind="airport_writeup", airport_code=airport_code.upper())
+
+    def category_intro(self, category: str):
+        """The published intro of one category (an empty queryset if none)."""
+        return self.published().filter(kind="category_intro", category=category)

@@ -10,7 +10,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.acting import request_actors
-from accounts.models import User
+from accounts.models import AccountPreference, User
+from accounts.services import preference_mail_set
 from discussions import services
 from discussions.forms import AskForm, CommentForm, FollowupForm, ResolveForm
 from discussions.markdown import render_markdown
@@ -41,7 +42,11 @@ def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def notification_inbox(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
-        if request.POST.get("all"):
+        if request.POST.get("mail") in ("on", "off"):
+            preference_mail_set(
+                user=request.user, enabled=request.POST["mail"] == "on", actor=request.user
+            )
+        elif request.POST.get("all"):
             services.notifications_mark_all_read(actor=request.user)
         elif request.POST.get("notification"):
             notification = get_object_or_404(
@@ -56,6 +61,10 @@ def notification_inbox(request: HttpRequest) -> HttpResponse:
         {
             "notifications": notifications,
             "unread": Notification.objects.for_recipient(request.user).unread().count(),
+            "mail_on": AccountPreference.objects.filter(
+                user=request.user, mail_notifications=False
+            ).first()
+            is None,
         },
     )
 

@@ -52,3 +52,50 @@ def test_user_admin_pages_render(client, admin_user, viewer):
     assert client.get(f"/admin/accounts/user/{viewer.pk}/change/").status_code == 200
     assert client.get("/admin/accounts/accountsession/").status_code == 200
     assert client.get("/admin/accounts/accountgrant/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_adding_an_account_in_the_console_invites_it(
+    client, admin_user, django_capture_on_commit_callbacks
+):
+    from django.core import mail
+
+    from accounts.models import AccountStatus, User
+
+    client.force_login(admin_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/admin/accounts/user/add/",
+            {"username": "fresh", "email": "fresh@example.org", "role": "editor", "_save": "1"},
+        )
+    assert response.status_code == 302
+    user = User.objects.get(username="fresh")
+    assert (user.status, user.invited_by, user.role) == (
+        AccountStatus.INVITED, admin_user, Role.EDITOR,
+    )  # fmt: skip
+    assert mail.outbox[0].to == ["fresh@example.org"]
+
+
+@pytest.mark.django_db
+def test_changing_status_in_the_console_goes_through_the_service(client, admin_user, viewer):
+    client.force_login(admin_user)
+    page = client.get(f"/admin/accounts/user/{viewer.pk}/change/")
+    form = page.context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if v is not None and k != "password"}
+    data.update(
+        {
+            "status": "disabled",
+            "date_joined_0": viewer.date_joined.strftime("%Y-%m-%d"),
+            "date_joined_1": viewer.date_joined.strftime("%H:%M:%S"),
+            "groups": [],
+            "user_permissions": [],
+        }
+    )
+    data.pop("date_joined", None)
+    data.pop("last_login", None)
+    response = client.post(f"/admin/accounts/user/{viewer.pk}/change/", data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    viewer.refresh_from_db()
+    assert viewer.status == "disabled"
+    assert viewer.disabled_at is not None
+    assert AuditEntry.objects.filter(action="account.status", actor=admin_user).exists()

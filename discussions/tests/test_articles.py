@@ -120,3 +120,22 @@ def test_import_articles_refuses_an_unknown_file_type(tmp_path):
     source.write_bytes(b"PK")
     with pytest.raises(CommandError, match="unsupported type"):
         call_command("import_articles", str(source), stdout=io.StringIO())
+
+
+def test_an_airports_writeup_is_found_by_its_code_only_when_published(editor):
+    article, _ = article_import(
+        slug="lhr", title="LHR", body_md="b", kind="airport_writeup", airport_code="lhr",
+        actor=editor,
+    )  # fmt: skip
+    assert not Article.objects.airport_writeup("LHR").exists()
+    article_publish(article=article, actor=editor)
+    assert Article.objects.airport_writeup("lhr").get() == article
+
+
+def test_a_category_intro_is_found_by_its_category(editor):
+    article, _ = article_import(
+        slug="gin", title="Gin", body_md="b", kind="category_intro", category="gin", actor=editor
+    )
+    article_publish(article=article, actor=editor)
+    assert Article.objects.category_intro("gin").get() == article
+    assert not Article.objects.category_intro("rum").exists()

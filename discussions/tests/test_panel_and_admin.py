@@ -156,3 +156,12 @@ def test_the_article_admin_has_no_delete(client, admin_user):
     article = ArticleFactory()
     client.force_login(admin_user)
     assert client.post(f"/admin/discussions/article/{article.pk}/delete/").status_code == 403
+
+
+def test_turning_notification_mail_off_from_the_inbox(client, viewer):
+    from accounts.models import AccountPreference
+
+    client.force_login(viewer)
+    client.post("/notifications/", {"mail": "off"})
+    assert AccountPreference.objects.get(user=viewer).mail_notifications is False
+    assert "e-mails are off" in client.get("/notifications/").content.decode()
