@@ -53,6 +53,8 @@ def _lines_under(node: Competition, role: str):
         competition__lft__gte=node.lft,
         competition__rght__lte=node.rght,
         fixture__merged_into__isnull=True,
+        # Tables are public reads: only fixtures first seen in an accepted submission count.
+        fixture__first_seen_in__accepted=True,
     )
 
 
