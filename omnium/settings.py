@@ -236,6 +236,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Task modules beyond each app's tasks.py (autodiscovered).
 CELERY_IMPORTS = ["ingest.sports_tasks"]
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "omnium")
+CELERY_BEAT_SCHEDULE = {
+    # Retailer feeds: the task itself skips disabled sources (the kill switch).
+    "collect-enabled-sources": {
+        "task": "ingest.collect_enabled_sources",
+        "schedule": env_int("COLLECT_EVERY_SECONDS", 6 * 3600, minimum=60),
+    },
+}
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured(
         "CELERY_TASK_TIME_LIMIT: must be greater than CELERY_TASK_SOFT_TIME_LIMIT."

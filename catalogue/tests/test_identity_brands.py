@@ -31,9 +31,18 @@ def test_brand_key(spelling, key):
 
 @pytest.mark.parametrize(
     "placeholder",
-    ["Unbranded", "As Show", "AS SHOWN", "As Picture Show", "Cologne", "Multiple Brands",
-     "RM NIJE DEFINISANA", "", None],
-)  # fmt: skip
+    [
+        "Unbranded",
+        "As Show",
+        "AS SHOWN",
+        "As Picture Show",
+        "Cologne",
+        "Multiple Brands",
+        "RM NIJE DEFINISANA",
+        "",
+        None,
+    ],
+)
 def test_placeholder_brands_name_no_house(placeholder):
     assert brand_key(placeholder) is None
 

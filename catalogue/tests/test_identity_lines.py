@@ -115,8 +115,9 @@ def test_variation_by_rule(name, variant, canonical):
 
 
 def test_an_unknown_variation_keys_apart_from_every_known_one():
-    variation = read_variation("SAUVAGE MEN FRAGRANCE OIL 12 ML", vertical="fragrance",
-                               listed_variant="Roll On")  # fmt: skip
+    variation = read_variation(
+        "SAUVAGE MEN FRAGRANCE OIL 12 ML", vertical="fragrance", listed_variant="Roll On"
+    )
     assert variation.unknown
     assert variation.canonical == "?roll on"
 

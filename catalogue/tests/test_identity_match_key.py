@@ -6,8 +6,9 @@ from catalogue.identity.keys import House, Listed, derive, vetoed
 
 
 def fragrance(brand, name, variant=None, houses=None):
-    return derive(Listed(brand=brand, name=name, variant=variant), vertical="fragrance",
-                  houses=houses)  # fmt: skip
+    return derive(
+        Listed(brand=brand, name=name, variant=variant), vertical="fragrance", houses=houses
+    )
 
 
 DIOR = {
@@ -35,15 +36,17 @@ def test_sauvage_concentrations_are_different_products(left, right):
 
 
 def test_the_same_sauvage_edt_worded_two_ways_has_one_key():
-    one = fragrance("Dior", "Dior SAUVAGE by Christian Dior EDT Men 100 ml 3.4 oz BRAND NEW",
-                    houses=DIOR)  # fmt: skip
+    one = fragrance(
+        "Dior", "Dior SAUVAGE by Christian Dior EDT Men 100 ml 3.4 oz BRAND NEW", houses=DIOR
+    )
     two = fragrance("Dior", "Dior Sauvage Eau de Toilette for Men 3.4 Oz Sealed", houses=DIOR)
     assert one.match_key == two.match_key
 
 
 def test_the_same_sauvage_edp_from_dior_and_christian_dior_shares_a_key_through_the_alias():
-    one = fragrance("Christian Dior", "SAUVAGE by Christian Dior EDP For Men 6.8 oz / 200 ml",
-                    houses=DIOR)  # fmt: skip
+    one = fragrance(
+        "Christian Dior", "SAUVAGE by Christian Dior EDP For Men 6.8 oz / 200 ml", houses=DIOR
+    )
     two = fragrance("Dior", "Dior Sauvage Men's EDP 200 ml", houses=DIOR)
     assert one.match_key == two.match_key == "dior|sauvage men|edp|200ml"
 
@@ -69,7 +72,7 @@ PHEROMONES = "1 Million Men Cologne Handmade Stronger With Pheromones For Sexual
         ("Unbranded", "HOGO BOSS cologne For Men 3.4 oz"),
         ("Hugo Boss", "HOGO BOSS cologne For Men 3.4 oz"),
     ],
-)  # fmt: skip
+)
 def test_knock_offs_never_share_a_key_with_the_real_product(brand, name):
     knock_off = fragrance(brand, name)
     assert knock_off.match_key != fragrance(*SAUVAGE_EDT).match_key
@@ -126,10 +129,13 @@ def test_johnnie_walker_red_label_in_three_sizes_is_three_products_of_one_line()
 
 
 def test_glenfiddich_year_old_and_years_old_share_a_line_key():
-    one = derive(Listed(brand="William Grant", name="Glenfiddich 12 Year Old Single Malt"),
-                 vertical="drinks")  # fmt: skip
-    two = derive(Listed(brand="William Grant", name="Glenfiddich 12 years old Single Malt"),
-                 vertical="drinks")  # fmt: skip
+    one = derive(
+        Listed(brand="William Grant", name="Glenfiddich 12 Year Old Single Malt"), vertical="drinks"
+    )
+    two = derive(
+        Listed(brand="William Grant", name="Glenfiddich 12 years old Single Malt"),
+        vertical="drinks",
+    )
     assert one.line_key == two.line_key == "glenfiddich 12 single malt"
 
 

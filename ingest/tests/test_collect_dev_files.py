@@ -60,8 +60,10 @@ def test_collecting_a_dev_file_twice_gives_the_same_products_listings_and_prices
 
 def test_run_counts_match_the_file(collected_twice, catalogue_data):
     _, first, second, _, _ = collected_twice
-    with open(first.source.feed_path.replace("../shared/data/catalogue", str(catalogue_data)),
-              encoding="utf-8") as handle:  # fmt: skip
+    with open(
+        first.source.feed_path.replace("../shared/data/catalogue", str(catalogue_data)),
+        encoding="utf-8",
+    ) as handle:
         rows = sum(1 for _ in csv.DictReader(handle))
     for run in (first, second):
         assert run.status == RunStatus.SUCCEEDED
@@ -134,8 +136,12 @@ def test_ebay_hard_negatives_never_join_the_real_product(dev_runs, db):
     real_edt = product_of(
         "Dior Sauvage Eau de Toilette 3.4 Oz 100ml Brand New Sealed Free shipping"
     )
-    for knock_off in ("Savage for Men- 3.4 Oz", "A-v-entus Eau de Parfum", "HOGO BOSS cologne",
-                      "1 Million Men Cologne Handmade"):  # fmt: skip
+    for knock_off in (
+        "Savage for Men- 3.4 Oz",
+        "A-v-entus Eau de Parfum",
+        "HOGO BOSS cologne",
+        "1 Million Men Cologne Handmade",
+    ):
         assert not product_of(knock_off) & real_edt
     assert not product_of("1 Million Men Cologne Handmade") & product_of(
         "1 Million Paco Rabanne Men 3.4 oz EDT Spray"

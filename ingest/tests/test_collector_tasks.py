@@ -9,10 +9,17 @@ pytestmark = pytest.mark.django_db
 
 def test_the_beat_task_skips_disabled_sources(monkeypatch):
     location = LocationFactory()
-    on = Source.objects.create(slug="on", name="On", feed_format="generic_csv", location=location,
-                               feed_path="feeds/on.csv")  # fmt: skip
-    Source.objects.create(slug="off", name="Off", feed_format="generic_csv", location=location,
-                          feed_path="feeds/off.csv", enabled=False)  # fmt: skip
+    on = Source.objects.create(
+        slug="on", name="On", feed_format="generic_csv", location=location, feed_path="feeds/on.csv"
+    )
+    Source.objects.create(
+        slug="off",
+        name="Off",
+        feed_format="generic_csv",
+        location=location,
+        feed_path="feeds/off.csv",
+        enabled=False,
+    )
     sent = []
     monkeypatch.setattr(tasks.collect_source, "delay", lambda source_id: sent.append(source_id))
     assert tasks.collect_enabled_sources() == ["on"]
@@ -20,8 +27,9 @@ def test_the_beat_task_skips_disabled_sources(monkeypatch):
 
 
 def test_the_collect_task_reports_a_disabled_source():
-    source = Source.objects.create(slug="off", name="Off", feed_format="generic_csv",
-                                   location=LocationFactory(), enabled=False)  # fmt: skip
+    source = Source.objects.create(
+        slug="off", name="Off", feed_format="generic_csv", location=LocationFactory(), enabled=False
+    )
     result = tasks.collect_source(str(source.pk))
     assert result["status"] == "disabled"
 
@@ -30,10 +38,13 @@ def test_the_collect_task_runs_the_collection(tmp_path, settings):
     feed = tmp_path / "feed.csv"
     feed.write_text("sku,name\nX1,Dior Sauvage EDT 100 ml\n", encoding="utf-8")
     source = Source.objects.create(
-        slug="ids", name="Ids", feed_format="generic_csv", location=LocationFactory(),
+        slug="ids",
+        name="Ids",
+        feed_format="generic_csv",
+        location=LocationFactory(),
         feed_path=str(feed),
         mapping={"fields": {"sku": "sku", "name": "name"}, "carries_prices": False},
-    )  # fmt: skip
+    )
     result = tasks.collect_source(str(source.pk))
     assert result["status"] == "succeeded"
     assert source.runs.get().products_seen == 1

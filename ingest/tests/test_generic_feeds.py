@@ -37,9 +37,12 @@ def shop():
 @pytest.fixture
 def source(shop):
     return Source.objects.create(
-        slug="test-shop", name="Test shop", feed_format="generic_csv", location=shop,
+        slug="test-shop",
+        name="Test shop",
+        feed_format="generic_csv",
+        location=shop,
         mapping=MAPPING,
-    )  # fmt: skip
+    )
 
 
 def write(tmp_path, text, name="feed.csv"):
@@ -119,10 +122,16 @@ def test_a_generic_json_feed_reads_the_records_key(tmp_path, shop):
         mapping={**MAPPING, "records": "items"},
     )
     items = [
-        {"sku": "J1", "name": "Light Blue EDT Men 125 ml", "brand": "Dolce & Gabbana",
-         "price": "61.00", "currency": "GBP", "seen": "2026-01-05T10:00:00+00:00"},
+        {
+            "sku": "J1",
+            "name": "Light Blue EDT Men 125 ml",
+            "brand": "Dolce & Gabbana",
+            "price": "61.00",
+            "currency": "GBP",
+            "seen": "2026-01-05T10:00:00+00:00",
+        },
         {"sku": "J2", "name": "Light Blue EDT Men 125 ml", "brand": "Dolce&Gabbana"},
-    ]  # fmt: skip
+    ]
     path = write(tmp_path, json.dumps({"items": items}), name="feed.json")
     run = source_collect(source=source, path=path)
     assert (run.products_seen, run.rejected, run.skip_counts) == (1, 1, {"no_price": 1})
@@ -139,9 +148,12 @@ def test_invalid_json_is_an_error_naming_the_line(tmp_path, shop):
 
 def test_a_mapping_without_the_sku_is_an_error(tmp_path, shop):
     source = Source.objects.create(
-        slug="bad-map", name="Bad", feed_format="generic_csv", location=shop,
+        slug="bad-map",
+        name="Bad",
+        feed_format="generic_csv",
+        location=shop,
         mapping={"fields": {"name": "name", "price": "price"}, "defaults": {"currency": "EUR"}},
-    )  # fmt: skip
+    )
     with pytest.raises(FeedError, match="source mapping: field\\(s\\) not mapped: sku"):
         source_collect(source=source, path=write(tmp_path, "name,price\nx,1\n"))
 
