@@ -1,0 +1,298 @@
+"""Read API of the sports spine: sports, the competition tree, fixtures, participants and
+each fixture's log. Public (AllowAny is the project default), read-only.
+
+Merged records: the URL of a merged competition, fixture or participant answers
+``301 Moved Permanently`` with the survivor's URL in ``Location`` (the query string kept).
+A merge is permanent and the loser keeps its row, so old links and stored ids keep
+working for any client that follows redirects, and a client that does not can see that
+the record moved. Lists show canonical rows only. ``participants/lookup/`` is a question
+rather than a resource, so it answers with the survivor directly.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.db.models import Prefetch, Value
+from django.db.models.functions import Coalesce
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+
+from omnium.pagination import StableCursorPagination
+from sports.filters import CompetitionFilter, FixtureFilter, ParticipantFilter, TimelineFilter
+from sports.models import (
+    Competition,
+    EntityType,
+    ExternalIdMap,
+    Fixture,
+    Participant,
+    ParticipantAlias,
+    ParticipantSport,
+    Sport,
+    TimelineItem,
+)
+from sports.querysets import follow_merges
+from sports.serializers import (
+    CompetitionDetailSerializer,
+    CompetitionSerializer,
+    FixtureDetailSerializer,
+    FixtureSerializer,
+    LookupQuerySerializer,
+    ParticipantDetailSerializer,
+    ParticipantSerializer,
+    SportSerializer,
+    TimelineItemSerializer,
+)
+
+UUID_PATTERN = "[0-9a-fA-F-]{36}"
+# Sorts fixtures without a start time after every scheduled one.
+UNSCHEDULED = datetime(9999, 12, 31, tzinfo=UTC)
+
+MOVED = OpenApiResponse(
+    description="The record was merged: Location names the survivor's URL (query string kept)."
+)
+
+
+class FixtureCursorPagination(StableCursorPagination):
+    """By start time, then id. The cursor compares one column and cannot compare NULL, so
+    it pages on ``kickoff``: the start time, or the far future for unscheduled fixtures."""
+
+    ordering = ("kickoff", "id")
+    page_size = 50
+
+
+class ParticipantCursorPagination(StableCursorPagination):
+    ordering = ("name", "id")
+    page_size = 50
+
+
+class TimelineCursorPagination(StableCursorPagination):
+    """In log order: ``seq`` is gap-free and unique within one fixture's stream."""
+
+    ordering = "seq"
+
+
+def _with_kickoff(fixtures):
+    return fixtures.annotate(kickoff=Coalesce("scheduled_start", Value(UNSCHEDULED)))
+
+
+def _fixture_list(fixtures):
+    return _with_kickoff(
+        fixtures.canonical().select_related("sport", "competition__sport", "venue")
+    )
+
+
+def _moved_to_survivor(request: Request, model, pk, url_name: str) -> Response:
+    survivor = follow_merges(model, pk)
+    location = reverse(url_name, kwargs={"pk": survivor}, request=request)
+    query = request.META.get("QUERY_STRING")
+    return Response(status=301, headers={"Location": f"{location}?{query}" if query else location})
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Sports"),
+    retrieve=extend_schema(summary="One sport, by code"),
+)
+class SportViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = Sport.objects.select_related("parent").order_by("name")
+    serializer_class = SportSerializer
+    lookup_field = "code"
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Competition nodes (canonical), in tree order"),
+)
+class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = CompetitionSerializer
+    filterset_class = CompetitionFilter
+    lookup_value_regex = UUID_PATTERN
+
+    def get_queryset(self):
+        if self.action == "fixtures":
+            return _fixture_list(Fixture.objects.all())
+        nodes = Competition.objects.with_effective().select_related("sport")
+        if self.action == "list":
+            nodes = nodes.canonical()
+        return nodes.order_by("tree_id", "lft")
+
+    @extend_schema(
+        summary="One node with its children, breadcrumb and effective type and format",
+        responses={200: CompetitionDetailSerializer, 301: MOVED},
+    )
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        node = self.get_object()
+        if node.merged_into_id is not None:
+            return _moved_to_survivor(request, Competition, node.pk, "competition-detail")
+        children = (
+            Competition.objects.canonical()
+            .filter(parent=node)
+            .select_related("sport")
+            .order_by("lft")
+        )
+        context = {
+            **self.get_serializer_context(),
+            "children": children,
+            "breadcrumb": node.get_ancestors().select_related("sport"),
+        }
+        return Response(CompetitionDetailSerializer(node, context=context).data)
+
+    @extend_schema(
+        summary="Every fixture on this node or anywhere below it",
+        responses={200: FixtureSerializer(many=True), 301: MOVED},
+    )
+    @action(
+        detail=True,
+        serializer_class=FixtureSerializer,
+        filterset_class=FixtureFilter,
+        pagination_class=FixtureCursorPagination,
+    )
+    def fixtures(self, request: Request, pk=None) -> Response:
+        node = get_object_or_404(Competition.objects.all(), pk=pk)
+        if node.merged_into_id is not None:
+            return _moved_to_survivor(request, Competition, node.pk, "competition-fixtures")
+        fixtures = self.filter_queryset(_fixture_list(Fixture.objects.under(node)))
+        page = self.paginate_queryset(fixtures)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Fixtures (canonical), by start time"),
+)
+class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = FixtureSerializer
+    filterset_class = FixtureFilter
+    pagination_class = FixtureCursorPagination
+    lookup_value_regex = UUID_PATTERN
+
+    def get_queryset(self):
+        if self.action == "timeline":
+            return TimelineItem.objects.all()
+        if self.action == "retrieve":
+            return Fixture.objects.with_competitors().select_related(
+                "competition__sport", "definition_version"
+            )
+        return _fixture_list(Fixture.objects.all())
+
+    @extend_schema(
+        summary="One fixture with its sides, entrants and their players",
+        responses={200: FixtureDetailSerializer, 301: MOVED},
+    )
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        fixture = self.get_object()
+        if fixture.merged_into_id is not None:
+            return _moved_to_survivor(request, Fixture, fixture.pk, "fixture-detail")
+        return Response(
+            FixtureDetailSerializer(fixture, context=self.get_serializer_context()).data
+        )
+
+    @extend_schema(
+        summary="The fixture's log, in sequence order",
+        responses=TimelineItemSerializer(many=True),
+        description="A merged fixture keeps its own log (ending with the merge item); it is "
+        "not redirected.",
+    )
+    @action(
+        detail=True,
+        serializer_class=TimelineItemSerializer,
+        filterset_class=TimelineFilter,
+        pagination_class=TimelineCursorPagination,
+    )
+    def timeline(self, request: Request, pk=None) -> Response:
+        fixture = get_object_or_404(Fixture.objects.only("pk"), pk=pk)
+        items = self.filter_queryset(TimelineItem.objects.filter(fixture=fixture))
+        page = self.paginate_queryset(items)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+
+def _external_ids(participant: Participant):
+    """The map rows naming ``participant`` or any row merged into it, in one query however
+    long the merge chains are."""
+    participants, ids = Participant._meta.db_table, ExternalIdMap._meta.db_table
+    return ExternalIdMap.objects.raw(
+        f"""
+        WITH RECURSIVE merged(id) AS (
+            SELECT %s::uuid
+            UNION
+            SELECT p.id FROM {participants} p JOIN merged ON p.merged_into_id = merged.id
+        )
+        SELECT m.* FROM {ids} m JOIN merged ON m.internal_id = merged.id
+         WHERE m.entity_type = %s
+         ORDER BY m.source_code, m.external_id
+        """,  # noqa: S608 (table names come from the models, values are parameters)
+        [participant.pk, EntityType.PARTICIPANT.value],
+    )
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Participants (canonical), by name"),
+)
+class ParticipantViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = ParticipantSerializer
+    filterset_class = ParticipantFilter
+    pagination_class = ParticipantCursorPagination
+    lookup_value_regex = UUID_PATTERN
+
+    def get_queryset(self):
+        if self.action == "list":
+            return Participant.objects.canonical().select_related("sport")
+        return self._detail_queryset()
+
+    @staticmethod
+    def _detail_queryset():
+        return Participant.objects.select_related("sport").prefetch_related(
+            Prefetch("aliases", queryset=ParticipantAlias.objects.order_by("name", "source_code")),
+            Prefetch("sports", queryset=ParticipantSport.objects.select_related("sport")),
+        )
+
+    def _detail(self, participant: Participant) -> Response:
+        context = {**self.get_serializer_context(), "external_ids": _external_ids(participant)}
+        return Response(ParticipantDetailSerializer(participant, context=context).data)
+
+    @extend_schema(
+        summary="One participant with aliases, sports and external ids",
+        responses={200: ParticipantDetailSerializer, 301: MOVED},
+    )
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        participant = self.get_object()
+        if participant.merged_into_id is not None:
+            return _moved_to_survivor(request, Participant, participant.pk, "participant-detail")
+        return self._detail(participant)
+
+    @extend_schema(
+        summary="Find a participant by a source's id for it",
+        description="Follows merges: an id given to a record later merged answers with the "
+        "survivor.",
+        parameters=[LookupQuerySerializer],
+        responses={
+            200: ParticipantDetailSerializer,
+            400: OpenApiResponse(description="source or external_id missing."),
+            404: OpenApiResponse(description="No participant is known by that id."),
+        },
+    )
+    @action(detail=False, filter_backends=(), pagination_class=None)
+    def lookup(self, request: Request) -> Response:
+        query = LookupQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        source, external_id = query.validated_data["source"], query.validated_data["external_id"]
+        internal_id = (
+            ExternalIdMap.objects.filter(
+                source_code=source, entity_type=EntityType.PARTICIPANT, external_id=external_id
+            )
+            .values_list("internal_id", flat=True)
+            .first()
+        )
+        if internal_id is None:
+            raise NotFound(f"No participant is known to {source!r} by the id {external_id!r}.")
+        participant = self._detail_queryset().filter(pk=follow_merges(Participant, internal_id))
+        found = participant.first()
+        if found is None:
+            raise NotFound(
+                f"{source!r} id {external_id!r} points at a participant that no longer exists."
+            )
+        return self._detail(found)

@@ -1,0 +1,315 @@
+"""Read serializers of the sports API. Every field is named; nothing is ``__all__``.
+
+Choice columns are plain strings here: they are varchar + ``TextChoices`` whose value sets
+grow without DDL (a new status is a state-only migration), so clients must accept values
+they have not seen, and OpenAPI enums would promise a closed set.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from sports.models import (
+    Competition,
+    ExternalIdMap,
+    Fixture,
+    FixtureCompetitor,
+    Participant,
+    ParticipantAlias,
+    Sport,
+    TimelineItem,
+    Venue,
+)
+
+
+class SportSerializer(serializers.ModelSerializer):
+    parent = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    archetype = serializers.CharField(read_only=True, help_text="Default for new fixtures.")
+    competitor_kind = serializers.CharField(read_only=True)
+    status = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Sport
+        fields = ("code", "name", "parent", "archetype", "competitor_kind", "status")
+        read_only_fields = fields
+
+
+class CompetitionSummarySerializer(serializers.ModelSerializer):
+    sport = serializers.SlugRelatedField(slug_field="code", read_only=True)
+
+    class Meta:
+        model = Competition
+        fields = ("id", "code", "name", "type", "sport", "level")
+        read_only_fields = fields
+
+
+class CompetitionSerializer(serializers.ModelSerializer):
+    sport = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    status = serializers.CharField(read_only=True)
+    effective_fixture_type = serializers.CharField(
+        read_only=True,
+        allow_null=True,
+        help_text="The nearest fixture_type set on this node or an ancestor.",
+    )
+    effective_format_code = serializers.CharField(
+        read_only=True,
+        allow_null=True,
+        help_text="The nearest format_code set on this node or an ancestor.",
+    )
+
+    class Meta:
+        model = Competition
+        fields = (
+            "id",
+            "code",
+            "name",
+            "type",
+            "sport",
+            "parent",
+            "level",
+            "status",
+            "ordinal",
+            "start_date",
+            "end_date",
+            "fixture_type",
+            "format_code",
+            "effective_fixture_type",
+            "effective_format_code",
+        )
+        read_only_fields = fields
+
+
+class CompetitionDetailSerializer(CompetitionSerializer):
+    """One node with its place in the tree. The view supplies ``children`` and
+    ``breadcrumb`` (one query each) in the serializer context."""
+
+    children = serializers.SerializerMethodField()
+    breadcrumb = serializers.SerializerMethodField(
+        help_text="The ancestors from the root down to this node's parent."
+    )
+
+    class Meta(CompetitionSerializer.Meta):
+        fields = (*CompetitionSerializer.Meta.fields, "config", "breadcrumb", "children")
+        read_only_fields = fields
+
+    @extend_schema_field(CompetitionSummarySerializer(many=True))
+    def get_children(self, obj: Competition) -> list[dict[str, Any]]:
+        return CompetitionSummarySerializer(self.context["children"], many=True).data
+
+    @extend_schema_field(CompetitionSummarySerializer(many=True))
+    def get_breadcrumb(self, obj: Competition) -> list[dict[str, Any]]:
+        return CompetitionSummarySerializer(self.context["breadcrumb"], many=True).data
+
+
+class VenueSummarySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Venue
+        fields = ("code", "name", "city", "country")
+        read_only_fields = fields
+
+
+class ParticipantSummarySerializer(serializers.ModelSerializer):
+    type = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Participant
+        fields = ("id", "code", "name", "type", "country")
+        read_only_fields = fields
+
+
+class FixtureCompetitorSerializer(serializers.ModelSerializer):
+    """A side or entrant; ``members`` are the players nested under a side."""
+
+    participant = ParticipantSummarySerializer(read_only=True, allow_null=True)
+    result_status = serializers.CharField(read_only=True)
+    win_method = serializers.CharField(read_only=True)
+    members = serializers.SerializerMethodField()
+
+    class Meta:
+        model = FixtureCompetitor
+        fields = (
+            "id",
+            "participant",
+            "placeholder_label",
+            "alignment",
+            "ordinal",
+            "slot",
+            "result_status",
+            "status_code",
+            "rank",
+            "win_method",
+            "entry",
+            "result",
+            "members",
+        )
+        read_only_fields = fields
+
+    @extend_schema_field(
+        {"type": "array", "items": {"$ref": "#/components/schemas/FixtureCompetitor"}}
+    )
+    def get_members(self, obj: FixtureCompetitor) -> list[dict[str, Any]]:
+        members = self.context["members_of"].get(obj.pk, [])
+        return FixtureCompetitorSerializer(members, many=True, context=self.context).data
+
+
+class FixtureSerializer(serializers.ModelSerializer):
+    sport = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    competition = CompetitionSummarySerializer(read_only=True, allow_null=True)
+    venue = VenueSummarySerializer(read_only=True, allow_null=True)
+    archetype = serializers.CharField(read_only=True)
+    status = serializers.CharField(read_only=True)
+    coverage_tier = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Fixture
+        fields = (
+            "id",
+            "code",
+            "name",
+            "sport",
+            "competition",
+            "venue",
+            "archetype",
+            "fixture_type",
+            "format_code",
+            "status",
+            "results_official",
+            "coverage_tier",
+            "scheduled_start",
+            "result",
+        )
+        read_only_fields = fields
+
+
+class FixtureDetailSerializer(FixtureSerializer):
+    definition_version = serializers.IntegerField(
+        source="definition_version.version",
+        read_only=True,
+        allow_null=True,
+        help_text="The version of the sport's definition this fixture was made with.",
+    )
+    competitors = serializers.SerializerMethodField(
+        help_text="Sides and entrants in order, each with its players under ``members``."
+    )
+
+    class Meta(FixtureSerializer.Meta):
+        fields = (
+            *FixtureSerializer.Meta.fields,
+            "format",
+            "meta",
+            "live_state",
+            "pinned",
+            "version",
+            "last_seq",
+            "definition_version",
+            "competitors",
+        )
+        read_only_fields = fields
+
+    @extend_schema_field(FixtureCompetitorSerializer(many=True))
+    def get_competitors(self, obj: Fixture) -> list[dict[str, Any]]:
+        # The competitors arrive prefetched (Fixture.objects.with_competitors()); the tree
+        # of sides and players is assembled here without another query.
+        members_of: dict[Any, list[FixtureCompetitor]] = {}
+        for competitor in obj.competitors.all():
+            members_of.setdefault(competitor.parent_id, []).append(competitor)
+        return FixtureCompetitorSerializer(
+            members_of.get(None, []), many=True, context={"members_of": members_of}
+        ).data
+
+
+class AliasSerializer(serializers.ModelSerializer):
+    source = serializers.CharField(source="source_code", read_only=True)
+
+    class Meta:
+        model = ParticipantAlias
+        fields = ("name", "source", "first_seen", "last_seen")
+        read_only_fields = fields
+
+
+class ExternalIdSerializer(serializers.ModelSerializer):
+    source = serializers.CharField(source="source_code", read_only=True)
+    internal_id = serializers.UUIDField(
+        read_only=True,
+        help_text="The row the id was given to: this participant, or one merged into it.",
+    )
+
+    class Meta:
+        model = ExternalIdMap
+        fields = ("source", "external_id", "internal_id")
+        read_only_fields = fields
+
+
+class ParticipantSerializer(serializers.ModelSerializer):
+    sport = serializers.SlugRelatedField(
+        slug_field="code", read_only=True, help_text="The sport the record was created in."
+    )
+    type = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Participant
+        fields = ("id", "code", "name", "type", "country", "born_on", "sport")
+        read_only_fields = fields
+
+
+class ParticipantDetailSerializer(ParticipantSerializer):
+    aliases = AliasSerializer(many=True, read_only=True)
+    seen_by = serializers.SerializerMethodField(
+        help_text="Codes of the sports that see this record; empty means every sport."
+    )
+    external_ids = serializers.SerializerMethodField()
+
+    class Meta(ParticipantSerializer.Meta):
+        fields = (*ParticipantSerializer.Meta.fields, "meta", "aliases", "seen_by", "external_ids")
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_seen_by(self, obj: Participant) -> list[str]:
+        return [link.sport.code for link in obj.sports.all()]
+
+    @extend_schema_field(ExternalIdSerializer(many=True))
+    def get_external_ids(self, obj: Participant) -> list[dict[str, Any]]:
+        return ExternalIdSerializer(self.context["external_ids"], many=True).data
+
+
+class LookupQuerySerializer(serializers.Serializer):
+    source = serializers.CharField(help_text="The source's code, e.g. cricsheet.")
+    external_id = serializers.CharField(help_text="The participant's id at that source.")
+
+
+class TimelineItemSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(read_only=True)
+    supersedes = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    payload = serializers.JSONField(read_only=True)
+
+    class Meta:
+        model = TimelineItem
+        # ``actor`` stays out: it names staff accounts, which the public API does not show.
+        fields = (
+            "id",
+            "seq",
+            "event_type",
+            "unit",
+            "source_code",
+            "status",
+            "supersedes",
+            "payload",
+            "created_at",
+        )
+        read_only_fields = fields
+
+
+__all__ = [
+    "CompetitionDetailSerializer",
+    "CompetitionSerializer",
+    "FixtureDetailSerializer",
+    "FixtureSerializer",
+    "LookupQuerySerializer",
+    "ParticipantDetailSerializer",
+    "ParticipantSerializer",
+    "SportSerializer",
+    "TimelineItemSerializer",
+]
