@@ -20,6 +20,16 @@ def _football_season() -> str:
     ).line()
 
 
+def _games() -> str:
+    from ingest.games import games_import
+
+    # Hand-made, see samples/games/README.md: a few sports, medals, a dead heat, a DNS.
+    return games_import(
+        directory=SAMPLES / "games", code="sample-games", name="Sample Games (hand-made)"
+    ).line()
+
+
 SAMPLE_LOADERS: list[tuple[str, Callable[[], str]]] = [
     ("Premier League 2018/19 (openfootball, CC0)", _football_season),
+    ("Sample Games (hand-made)", _games),
 ]

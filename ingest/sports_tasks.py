@@ -15,3 +15,12 @@ def import_openfootball_task(
     from ingest.openfootball import import_files
 
     return import_files([Path(p) for p in paths], code=code, name=name, config=config).line()
+
+
+@shared_task(name="ingest.import_games", acks_late=True)
+def import_games_task(directory: str, code: str, name: str) -> str:
+    """Import a Games directory (the same code as ``manage.py import_games``); returns the
+    import's summary line. Safe to retry: the import is idempotent and all-or-nothing."""
+    from ingest.games import games_import
+
+    return games_import(directory=directory, code=code, name=name).line()

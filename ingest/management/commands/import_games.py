@@ -1,0 +1,38 @@
+"""``manage.py import_games DIR --code CODE --name NAME``: a thin adapter over
+``ingest.games.games_import`` (the Celery task calls the same function)."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from ingest.games import GamesInputError, games_import
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a multi-sport Games in the Paris 2024 layout (events, schedules, results/, "
+        "medals, medallists, teams, nocs; .csv or .csv.gz; whichever exist). Idempotent."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("directory")
+        parser.add_argument("--code", required=True, help="Code of the Games root, e.g. paris-2024")
+        parser.add_argument("--name", required=True, help="Name of the Games root")
+
+    def handle(self, *args, **options):
+        def progress(items, total):
+            return tqdm(
+                items, total=total, desc="events", unit="event", disable=options["verbosity"] == 0
+            )
+
+        try:
+            summary = games_import(
+                directory=options["directory"],
+                code=options["code"],
+                name=options["name"],
+                progress=progress,
+            )
+        except GamesInputError as exc:
+            raise CommandError("\n".join(exc.messages)) from exc
+        self.stdout.write(summary.line())
