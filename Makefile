@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install services run web worker test lint format check bench
+.PHONY: help install services run web worker test lint format check bench bench-prices
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -66,3 +66,6 @@ test: services lint ## Install, ensure services, lint, check migrations, run the
 
 bench-tree: services ## Benchmark: every fixture under a Games root, MPTT range vs recursive CTE
 	$(PY) bench/tree.py
+
+bench-prices: services ## Benchmark: a product page's latest prices at 10M observations vs naive max-per-group
+	$(PY) bench/prices.py

@@ -382,7 +382,8 @@ class Listing(UUIDModel, TimestampedModel):
     objects = ListingQuerySet.as_manager()
 
     class Meta:
-        ordering = ["location", "source_sku"]
+        # No default ordering: each reader orders by what it shows (price, date), and an
+        # ordering through Location would cost a join on the product page's hot query.
         constraints = [
             models.UniqueConstraint(
                 fields=["location", "source_sku"], name="catalogue_listing_unique_sku"

@@ -43,6 +43,32 @@ class ProductQuerySet(models.QuerySet):
 
 
 class ListingQuerySet(models.QuerySet):
+    # Set by latest_prices(): after the listings are fetched, their latest observations are
+    # fetched in one query by id and attached as ``listing.latest``.
+    _with_latest = False
+
+    def _clone(self):
+        clone = super()._clone()
+        clone._with_latest = self._with_latest
+        return clone
+
+    def _fetch_all(self):
+        fresh = self._result_cache is None
+        super()._fetch_all()
+        if fresh and self._with_latest and self._result_cache:
+            self._attach_latest(self._result_cache)
+
+    @staticmethod
+    def _attach_latest(listings) -> None:
+        from catalogue.models import PriceObservation
+
+        if not all(isinstance(listing, models.Model) for listing in listings):
+            return
+        ids = [listing.latest_observation_id for listing in listings]
+        found = PriceObservation.objects.order_by().in_bulk([i for i in ids if i is not None])
+        for listing in listings:
+            listing.latest = found.get(listing.latest_observation_id)
+
     def visible(self):
         """What the public site shows: visible storefronts, listings nobody set aside."""
         return self.filter(
@@ -52,23 +78,18 @@ class ListingQuerySet(models.QuerySet):
         )
 
     def latest_prices(self):
-        """Annotate each listing with its latest observation (price, currency, USD, date).
+        """Each listing with its latest observation as ``listing.latest`` (None if unpriced).
 
-        Each annotation is one backward probe of the (listing, observed_at) unique index, so
-        the cost is per listing shown, not per observation stored.
+        The id comes from one backward probe of the (listing, observed_at) unique index per
+        listing, so the cost is per listing shown, not per observation stored; the rows
+        themselves follow in one query by primary key.
         """
         from catalogue.models import PriceObservation
 
         latest = PriceObservation.objects.filter(listing=OuterRef("pk")).order_by("-observed_at")
-        return self.annotate(
-            latest_observation_id=Subquery(latest.values("id")[:1]),
-            latest_price=Subquery(latest.values("price")[:1]),
-            latest_currency=Subquery(latest.values("currency")[:1]),
-            latest_price_usd=Subquery(latest.values("price_usd")[:1]),
-            latest_was_price=Subquery(latest.values("was_price")[:1]),
-            latest_in_stock=Subquery(latest.values("in_stock")[:1]),
-            latest_observed_at=Subquery(latest.values("observed_at")[:1]),
-        )
+        clone = self.annotate(latest_observation_id=Subquery(latest.values("id")[:1]))
+        clone._with_latest = True
+        return clone
 
     def priced(self):
         return self.latest_prices().filter(latest_observation_id__isnull=False)
