@@ -10,6 +10,7 @@ amendment, pin the field and log it), participants only through ``participant_cr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -45,14 +46,18 @@ from sports.models import (
 from sports.services import (
     competition_archive,
     competition_create,
+    competition_merge,
     competition_move,
     fixture_amend,
     fixture_create,
+    fixture_merge,
+    fixture_pin,
+    fixture_unpin,
     participant_create,
     participant_merge,
     sport_definition_publish,
 )
-from sports.services.fixtures import AMENDABLE
+from sports.services.fixtures import AMENDABLE, PINNABLE
 
 CONFIRM_TEMPLATE = "admin/sports/confirm_action.html"
 
@@ -159,6 +164,67 @@ def _admin_link(obj, label: str | None = None) -> str:
         return "-"
     url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
     return format_html('<a href="{}">{}</a>', url, label if label is not None else str(obj))
+
+
+class MergeForm(forms.Form):
+    survivor = forms.ModelChoiceField(
+        queryset=Participant.objects.none(), widget=forms.RadioSelect, empty_label=None
+    )
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Why these are one record; kept in the log of everything the merge touches.",
+    )
+
+    def __init__(self, *args, candidates, describe=str, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["survivor"]
+        field.queryset = candidates
+        field.label_from_instance = describe
+
+
+def _merge_action(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset,
+    *,
+    merge: Callable[..., Any],
+    describe: Callable[[Any], str],
+    intro: str,
+) -> HttpResponse | None:
+    """The shared merge flow: at least two rows, a confirmation page choosing the survivor
+    among them with a required note, then ``merge(loser=, survivor=, actor=, note=)`` for
+    every other row, all or nothing."""
+    noun = modeladmin.model._meta.verbose_name_plural
+    if queryset.count() < 2:
+        modeladmin.message_user(request, f"Choose at least two {noun}.", messages.ERROR)
+        return None
+    form = _confirmed_form(request, MergeForm, candidates=queryset, describe=describe)
+    if not form.is_bound or not form.is_valid():
+        return _confirmation_page(
+            modeladmin,
+            request,
+            queryset,
+            form=form,
+            action="merge",
+            title=f"Merge {noun}",
+            intro=intro,
+        )
+    survivor = form.cleaned_data["survivor"]
+    losers = [row for row in queryset if row.pk != survivor.pk]
+    try:
+        with transaction.atomic():
+            for loser in losers:
+                merge(
+                    loser=loser,
+                    survivor=survivor,
+                    actor=_actor(request),
+                    note=form.cleaned_data["note"],
+                )
+    except ValidationError as error:
+        modeladmin.message_user(request, f"Nothing merged: {_error_text(error)}", messages.ERROR)
+        return None
+    modeladmin.message_user(request, f"Merged {len(losers)} of them into {survivor}.")
+    return None
 
 
 # --- reference tables -------------------------------------------------------------------
@@ -332,7 +398,7 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     search_fields = ("code", "name")
     ordering = ("tree_id", "lft")
     autocomplete_fields = ("parent",)
-    actions = ("move", "archive")
+    actions = ("move", "archive", "merge")
     list_per_page = 200
 
     @admin.display(description="name", ordering="name")
@@ -443,6 +509,21 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
         self.message_user(request, f"Archived {changed} node(s).")
         return None
 
+    @admin.action(description="Merge into one of them…", permissions=["change"])
+    def merge(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        def merge(*, loser, survivor, actor, note):
+            competition_merge(loser=loser, survivor=survivor, actor=actor, reason=note)
+
+        return _merge_action(
+            self,
+            request,
+            queryset,
+            merge=merge,
+            describe=lambda c: f"{c.name} ({c.code}, {c.sport or 'no sport'}, {c.type})",
+            intro="The others keep their rows, pointing at the survivor; their children and "
+            "fixtures move under it.",
+        )
+
 
 # --- fixtures ---------------------------------------------------------------------------
 
@@ -530,6 +611,14 @@ class FixtureAmendForm(forms.ModelForm):
                 "This fixture changed since you opened it; reload the page and amend again."
             )
         return data
+
+
+class PinForm(forms.Form):
+    names = forms.MultipleChoiceField(
+        label="Fields",
+        choices=[(name, name) for name in PINNABLE],
+        widget=forms.CheckboxSelectMultiple,
+    )
 
 
 class CompetitorInline(admin.TabularInline):
@@ -640,6 +729,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     show_full_result_count = False
     paginator = EstimatedCountPaginator
     inlines = (CompetitorInline, AmendmentInline)
+    actions = ("merge", "pin", "unpin")
 
     @admin.display(description="merged", boolean=True)
     def merged(self, obj: Fixture) -> bool:
@@ -705,6 +795,53 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
+    @admin.action(description="Merge into one of them…", permissions=["change"])
+    def merge(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        def merge(*, loser, survivor, actor, note):
+            fixture_merge(loser=loser, survivor=survivor, actor=actor, reason=note)
+
+        return _merge_action(
+            self,
+            request,
+            queryset,
+            merge=merge,
+            describe=lambda f: f"{f} ({f.code}, {f.scheduled_start or 'no start'})",
+            intro="The others keep their rows and their logs, pointing at the survivor; their "
+            "external ids resolve to it.",
+        )
+
+    def _pins(self, request: HttpRequest, queryset, *, pin: bool) -> HttpResponse | None:
+        verb = "pin" if pin else "unpin"
+        form = _confirmed_form(request, PinForm)
+        if not form.is_bound or not form.is_valid():
+            return _confirmation_page(
+                self,
+                request,
+                queryset,
+                form=form,
+                action=verb,
+                title=f"{verb.capitalize()} fields",
+                intro="Imports and recomputes leave pinned fields as a person set them."
+                if pin
+                else "Unpinned fields are set by the next import or recompute again.",
+            )
+        service = fixture_pin if pin else fixture_unpin
+        with transaction.atomic():
+            for fixture in queryset:
+                service(fixture=fixture, fields=form.cleaned_data["names"], actor=_actor(request))
+        self.message_user(
+            request, f"{verb.capitalize()}ned fields on {queryset.count()} fixture(s)."
+        )
+        return None
+
+    @admin.action(description="Pin fields…", permissions=["change"])
+    def pin(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        return self._pins(request, queryset, pin=True)
+
+    @admin.action(description="Unpin fields…", permissions=["change"])
+    def unpin(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        return self._pins(request, queryset, pin=False)
+
 
 # --- participants -----------------------------------------------------------------------
 
@@ -718,22 +855,6 @@ class ParticipantCreateForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["code"].required = False
         self.fields["code"].help_text = "Made from the name when left empty."
-
-
-class MergeForm(forms.Form):
-    survivor = forms.ModelChoiceField(
-        queryset=Participant.objects.none(), widget=forms.RadioSelect, empty_label=None
-    )
-    note = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Why these are one party; kept on every fixture's log the merge touches.",
-    )
-
-    def __init__(self, *args, candidates, **kwargs):
-        super().__init__(*args, **kwargs)
-        field = self.fields["survivor"]
-        field.queryset = candidates
-        field.label_from_instance = lambda p: f"{p.name} ({p.code}, {p.type}, {p.country or '—'})"
 
 
 class AliasInline(admin.TabularInline):
@@ -882,37 +1003,15 @@ class ParticipantAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
     @admin.action(description="Merge into one of them…", permissions=["change"])
     def merge(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        if queryset.count() < 2:
-            self.message_user(request, "Choose at least two participants.", messages.ERROR)
-            return None
-        form = _confirmed_form(request, MergeForm, candidates=queryset)
-        if not form.is_bound or not form.is_valid():
-            return _confirmation_page(
-                self,
-                request,
-                queryset,
-                form=form,
-                action="merge",
-                title="Merge participants",
-                intro="The others keep their rows, pointing at the survivor; their appearances, "
-                "entries, names and external ids move to it.",
-            )
-        survivor = form.cleaned_data["survivor"]
-        losers = [p for p in queryset if p.pk != survivor.pk]
-        try:
-            with transaction.atomic():
-                for loser in losers:
-                    participant_merge(
-                        loser=loser,
-                        survivor=survivor,
-                        actor=_actor(request),
-                        note=form.cleaned_data["note"],
-                    )
-        except ValidationError as error:
-            self.message_user(request, f"Nothing merged: {_error_text(error)}", messages.ERROR)
-            return None
-        self.message_user(request, f"Merged {len(losers)} participant(s) into {survivor}.")
-        return None
+        return _merge_action(
+            self,
+            request,
+            queryset,
+            merge=participant_merge,
+            describe=lambda p: f"{p.name} ({p.code}, {p.type}, {p.country or '-'})",
+            intro="The others keep their rows, pointing at the survivor; their appearances, "
+            "entries, names and external ids move to it.",
+        )
 
 
 # --- logs, maps and derived rows (read-only) --------------------------------------------

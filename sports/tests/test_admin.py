@@ -14,8 +14,10 @@ from sports.models import (
     ExternalIdMap,
     Fixture,
     FixtureAmendment,
+    LedgerStream,
     Participant,
     SportDefinitionVersion,
+    StatLine,
     TimelineItem,
     UnmatchedRow,
 )
@@ -24,6 +26,7 @@ from sports.services import (
     competition_create,
     external_id_link,
     fixture_amend,
+    fixture_command,
     fixture_create,
     participant_merge,
     trees_check,
@@ -638,3 +641,131 @@ def test_the_paginator_counts_a_filtered_list_exactly(tree):
         exact_below = 1
 
     assert SmallThreshold(Fixture.objects.filter(code="nope"), 10).count == 0
+
+
+def test_the_move_page_chooses_the_new_parent_through_the_competition_autocomplete(console, tree):
+    page = post_action(console, COMPETITIONS, "move", [tree["round"]], index="0").content.decode()
+    assert "admin/js/autocomplete.js" in page
+    response = console.get(
+        "/admin/autocomplete/",
+        {"app_label": "sports", "model_name": "competition", "field_name": "parent", "term": "cup"},
+    )
+    assert [row["text"] for row in response.json()["results"]] == ["FA Cup"]
+
+
+def test_competition_changelist_query_count_does_not_grow_with_nodes(
+    console, tree, django_assert_max_num_queries
+):
+    for n in range(30):
+        competition_create(
+            code=f"r{n}", name=f"R{n}", type="round", parent=tree["season"], actor="t"
+        )
+    # session, user, count, page rows (sport joined), the sport and type filter choices
+    with django_assert_max_num_queries(7):
+        response = console.get(COMPETITIONS)
+    assert len(response.context["cl"].result_list) == 34
+
+
+@pytest.fixture
+def statlines(match):
+    fixture_command(fixture=match, command="start", payload={}, actor="t")
+    fixture_command(fixture=match, command="goal", payload={"side": "home", "minute": 9}, actor="t")
+    return match
+
+
+@pytest.mark.parametrize("model", [StatLine, UnmatchedRow, ExternalIdMap, LedgerStream])
+def test_read_only_change_pages_render_without_a_form(console, logged, statlines, model):
+    row = model.objects.first()
+    response = console.get(f"/admin/sports/{model._meta.model_name}/{row.pk}/change/")
+    assert response.status_code == 200
+    assert not response.context["adminform"].form.fields
+
+
+def test_competition_merge_action_shows_a_confirmation_page(console, tree):
+    response = post_action(console, COMPETITIONS, "merge", [tree["cup"], tree["league"]], index="0")
+    assert response.status_code == 200
+    assert set(response.context["form"].fields["survivor"].queryset) == {
+        tree["cup"],
+        tree["league"],
+    }
+
+
+def test_confirming_a_competition_merge_moves_children_under_the_survivor(console, tree):
+    response = post_action(
+        console,
+        COMPETITIONS,
+        "merge",
+        [tree["cup"], tree["league"]],
+        confirm="yes",
+        survivor=str(tree["cup"].pk),
+        note="one competition",
+    )
+    assert response.status_code == 302
+    assert fresh(tree["league"]).merged_into_id == tree["cup"].pk
+    assert fresh(tree["season"]).parent_id == tree["cup"].pk
+    assert trees_check() == []
+
+
+def test_a_competition_merge_without_a_reason_is_refused(console, tree):
+    response = post_action(
+        console,
+        COMPETITIONS,
+        "merge",
+        [tree["cup"], tree["league"]],
+        confirm="yes",
+        survivor=str(tree["cup"].pk),
+    )
+    assert response.status_code == 200 and response.context["form"].errors["note"]
+    assert fresh(tree["league"]).merged_into_id is None
+
+
+def test_fixture_merge_action_shows_a_confirmation_page(console, match, tree):
+    twin = fixture_create(competition=tree["round"], code="twin", actor="t")
+    response = post_action(console, FIXTURES, "merge", [match, twin], index="0")
+    assert response.status_code == 200
+    assert set(response.context["form"].fields["survivor"].queryset) == {match, twin}
+
+
+def test_confirming_a_fixture_merge_points_the_twin_at_the_survivor(console, match, tree):
+    twin = fixture_create(competition=tree["round"], code="twin", actor="t")
+    response = post_action(
+        console, FIXTURES, "merge", [match, twin], confirm="yes", survivor=str(match.pk), note="dup"
+    )
+    assert response.status_code == 302
+    assert fresh(twin).merged_into_id == match.pk
+    assert TimelineItem.objects.get(fixture=twin, event_type="fixture.merge").payload["reason"] == (
+        "dup"
+    )
+
+
+def test_a_fixture_merge_without_a_reason_is_refused(console, match, tree):
+    twin = fixture_create(competition=tree["round"], code="twin", actor="t")
+    response = post_action(
+        console, FIXTURES, "merge", [match, twin], confirm="yes", survivor=str(match.pk)
+    )
+    assert response.status_code == 200 and response.context["form"].errors["note"]
+    assert fresh(twin).merged_into_id is None
+
+
+def test_pin_action_shows_a_confirmation_page(console, match):
+    response = post_action(console, FIXTURES, "pin", [match], index="0")
+    assert response.status_code == 200
+    assert "result" in dict(response.context["form"].fields["names"].choices)
+
+
+def test_pinning_and_unpinning_fields_go_through_the_services(console, match):
+    post_action(console, FIXTURES, "pin", [match], confirm="yes", names=["result", "venue"])
+    assert fresh(match).pinned == ["result", "venue"]
+    post_action(console, FIXTURES, "unpin", [match], confirm="yes", names=["venue"])
+    assert fresh(match).pinned == ["result"]
+    assert list(
+        TimelineItem.objects.filter(fixture=match, event_type__in=["fixture.pin", "fixture.unpin"])
+        .order_by("seq")
+        .values_list("event_type", flat=True)
+    ) == ["fixture.pin", "fixture.unpin"]
+
+
+def test_pinning_without_choosing_a_field_is_refused(console, match):
+    response = post_action(console, FIXTURES, "pin", [match], confirm="yes")
+    assert response.status_code == 200 and response.context["form"].errors["names"]
+    assert fresh(match).pinned == []
