@@ -1,1 +1,282 @@
-from django.contrib import admin  # noqa: F401
+"""The catalogue console: read-mostly for now (merges, aliases and overrides come next)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.core.paginator import Paginator
+from django.db import connection
+from django.db.models import Count
+from django.urls import reverse
+from django.utils.functional import cached_property
+from django.utils.html import format_html
+
+from catalogue.models import (
+    AirportHours,
+    Award,
+    Brand,
+    FxRate,
+    Listing,
+    Location,
+    Override,
+    PriceObservation,
+    Product,
+    ProductLine,
+    Retailer,
+    Reverification,
+    VariationAlias,
+    VerificationCheck,
+    VerificationRun,
+)
+
+
+class EstimatedCountPaginator(Paginator):
+    """Counting 10M rows on every changelist page is the slow part: an unfiltered list
+    reads the planner's estimate instead."""
+
+    @cached_property
+    def count(self) -> int:
+        query = self.object_list.query
+        if query.where:
+            return super().count
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT reltuples::bigint FROM pg_class WHERE relname = %s",
+                [self.object_list.model._meta.db_table],
+            )
+            row = cursor.fetchone()
+        estimate = int(row[0]) if row else -1
+        return super().count if estimate < 10_000 else estimate
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written by collectors and rules: people read them here, services write them."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+def admin_link(obj, label=None) -> str:
+    if obj is None:
+        return "—"
+    meta = obj._meta
+    url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
+    return format_html("<a href='{}'>{}</a>", url, label or str(obj))
+
+
+@admin.register(Retailer)
+class RetailerAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "operator"]
+    search_fields = ["name", "slug"]
+
+
+@admin.register(Location)
+class LocationAdmin(ReadOnlyAdmin):
+    list_display = ["name", "code", "iata", "retailer", "currency", "visible", "is_catalogue_only"]
+    list_filter = ["visible", "is_catalogue_only", "retailer"]
+    list_select_related = ["retailer"]
+    search_fields = ["name", "code", "iata"]
+
+
+@admin.register(Brand)
+class BrandAdmin(ReadOnlyAdmin):
+    list_display = ["name", "slug", "canonical", "decided_by", "decided_at", "product_count"]
+    list_select_related = ["canonical", "decided_by"]
+    search_fields = ["name", "slug"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(products_n=Count("products"))
+
+    @admin.display(description="products", ordering="products_n")
+    def product_count(self, obj) -> int:
+        return obj.products_n
+
+
+@admin.register(ProductLine)
+class ProductLineAdmin(ReadOnlyAdmin):
+    list_display = ["name", "brand", "key", "canonical", "product_count"]
+    list_select_related = ["brand", "canonical"]
+    search_fields = ["name", "key", "brand__name"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(products_n=Count("products"))
+
+    @admin.display(description="products", ordering="products_n")
+    def product_count(self, obj) -> int:
+        return obj.products_n
+
+
+@admin.register(VariationAlias)
+class VariationAliasAdmin(ReadOnlyAdmin):
+    list_display = ["raw", "canonical", "vertical", "kind", "decided_by", "decided_at"]
+    list_filter = ["vertical", "kind"]
+    search_fields = ["raw", "canonical"]
+
+
+class ListingInline(admin.TabularInline):
+    model = Listing
+    fk_name = "product"
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = ["location", "source_sku", "listed_name", "latest_price", "latest_seen"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("location").latest_prices()
+
+    @admin.display(description="latest price")
+    def latest_price(self, obj) -> str:
+        latest = getattr(obj, "latest", None)
+        return f"{latest.price} {latest.currency}" if latest else "—"
+
+    @admin.display(description="observed")
+    def latest_seen(self, obj):
+        latest = getattr(obj, "latest", None)
+        return latest.observed_at if latest else "—"
+
+
+@admin.register(Product)
+class ProductAdmin(ReadOnlyAdmin):
+    list_display = ["name", "brand", "gtin", "quantity", "vertical", "listing_count", "merged"]
+    list_filter = ["vertical", "quantity_state", "form", "identity_rules_version"]
+    list_select_related = ["brand"]
+    search_fields = ["name", "gtin", "match_key", "brand_name"]
+    show_full_result_count = False
+    inlines = [ListingInline]
+    fieldsets = [
+        ("Identity", {"fields": ["name", "brand", "brand_name", "line", "gtin", "gtin_source",
+                                 "match_key", "name_key", "identity_rules_version",
+                                 "merged_into"]}),
+        ("Quantity", {"fields": ["quantity_value", "quantity_unit", "form", "pack_count",
+                                 "pack_unit_value", "set_contents", "quantity_state",
+                                 "size_value", "size_unit", "size_ml"]}),
+        ("Facts", {"fields": ["vertical", "category", "abv", "attributes", "country_of_origin",
+                              "is_exclusive"]}),
+        ("Image", {"fields": ["image_url", "thumb_url", "image_source", "image_checked"]}),
+    ]  # fmt: skip
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(listings_n=Count("listings"))
+
+    @admin.display(description="quantity")
+    def quantity(self, obj) -> str:
+        if obj.quantity_value is None:
+            return obj.quantity_state
+        return f"{obj.quantity_value.normalize():f} {obj.quantity_unit}"
+
+    @admin.display(description="listings", ordering="listings_n")
+    def listing_count(self, obj) -> int:
+        return obj.listings_n
+
+    @admin.display(description="merged into")
+    def merged(self, obj) -> str:
+        return admin_link(obj.merged_into) if obj.merged_into_id else ""
+
+
+@admin.register(Listing)
+class ListingAdmin(ReadOnlyAdmin):
+    """The three layers side by side: what the shop said, what the rules made of it, and
+    what a person decided."""
+
+    list_display = ["listed_name", "location", "source_sku", "product_link", "last_seen_at",
+                    "ignored_at"]  # fmt: skip
+    list_filter = ["location"]
+    list_select_related = ["location", "product"]
+    search_fields = ["listed_name", "source_sku", "listed_gtin"]
+    show_full_result_count = False
+    readonly_fields = ["standard_layer", "raw_record"]
+    fieldsets = [
+        ("Listed (verbatim, as the shop showed it)", {"fields": [
+            "location", "source_sku", "url", "listed_brand", "listed_name", "listed_variant",
+            "listed_quantity_text", "listed_category", "listed_gtin", "listed_brand_key",
+            "listed_name_key", "listed_quantity_value", "listed_quantity_unit", "raw_record",
+            "last_seen_at"]}),
+        ("Standard (what the rules made of it, on the product)", {"fields": [
+            "product", "standard_layer"]}),
+        ("Decided (a person's pin or ignore)", {"fields": [
+            "pinned_product", "pinned_by", "pinned_at", "pin_reason", "ignored_at",
+            "ignored_by", "ignore_reason"]}),
+    ]  # fmt: skip
+
+    @admin.display(description="product")
+    def product_link(self, obj) -> str:
+        return admin_link(obj.product)
+
+    @admin.display(description="raw record")
+    def raw_record(self, obj) -> str:
+        return admin_link(obj.listed_record) if obj.listed_record_id else "—"
+
+    @admin.display(description="standard layer")
+    def standard_layer(self, obj) -> str:
+        p = obj.product
+        return format_html(
+            "key <code>{}</code> · line {} · variation {} · quantity {} {} ({}) · rules v{}",
+            p.match_key,
+            p.line or "—",
+            p.attributes.get("variation") or "—",
+            p.quantity_value if p.quantity_value is not None else "unknown",
+            p.quantity_unit,
+            p.form,
+            p.identity_rules_version,
+        )
+
+
+@admin.register(PriceObservation)
+class PriceObservationAdmin(ReadOnlyAdmin):
+    list_display = ["observed_at", "listing", "price", "currency", "price_usd", "in_stock", "run"]
+    list_select_related = ["listing", "listing__location"]
+    raw_id_fields = ["listing", "run"]
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+    date_hierarchy = None
+    ordering = ["-id"]
+
+
+@admin.register(FxRate)
+class FxRateAdmin(admin.ModelAdmin):
+    list_display = ["currency", "rate_to_usd", "as_of", "source"]
+    list_filter = ["currency"]
+
+
+@admin.register(Override)
+class OverrideAdmin(ReadOnlyAdmin):
+    list_display = ["entity_type", "entity_key", "field", "value", "set_by", "set_at"]
+    list_select_related = ["set_by"]
+
+
+@admin.register(Award)
+class AwardAdmin(ReadOnlyAdmin):
+    list_display = ["product", "competition", "year", "medal"]
+    list_select_related = ["product"]
+
+
+@admin.register(Reverification)
+class ReverificationAdmin(ReadOnlyAdmin):
+    list_display = ["reason", "product", "listing", "queued_at", "done_at"]
+    list_select_related = ["product", "listing", "listing__location"]
+
+
+@admin.register(VerificationRun)
+class VerificationRunAdmin(ReadOnlyAdmin):
+    list_display = ["started_at", "finished_at", "mode", "n"]
+
+
+@admin.register(VerificationCheck)
+class VerificationCheckAdmin(ReadOnlyAdmin):
+    list_display = ["checked_at", "listing", "verdict", "cleared_at"]
+    list_select_related = ["listing", "listing__location"]
+
+
+@admin.register(AirportHours)
+class AirportHoursAdmin(ReadOnlyAdmin):
+    list_display = ["location", "text", "source_kind", "observed_at", "entered_by"]
+    list_select_related = ["location", "entered_by"]

@@ -69,12 +69,20 @@ def source_register_builtin(*, slug: str, actor=None) -> Source:
 
 
 @transaction.atomic
-def source_set_enabled(*, source: Source, enabled: bool, actor) -> Source:
-    """The kill switch: a disabled source collects nothing until switched back on."""
+def source_set_enabled(*, source: Source, enabled: bool, actor, note: str = "") -> Source:
+    """The kill switch: a disabled source collects nothing until switched back on.
+
+    The note, with who and when, is appended to the source's notes as its record.
+    """
     if source.enabled == enabled:
         return source
     source.enabled = enabled
-    source.save(update_fields=["enabled", "updated_at"])
+    if note.strip():
+        who = getattr(actor, "username", None) or "system"
+        stamp = timezone.now().strftime("%Y-%m-%d %H:%M")
+        line = f"[{stamp} {who}] {'enabled' if enabled else 'disabled'}: {note.strip()}"
+        source.notes = f"{source.notes}\n{line}".strip()
+    source.save(update_fields=["enabled", "notes", "updated_at"])
     return source
 
 

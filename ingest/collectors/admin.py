@@ -1,0 +1,115 @@
+"""Console pages for the retailer collectors: sources with their kill switch, runs,
+rejections and raw records. Imported by ``ingest/admin.py``."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html
+
+from catalogue.admin import EstimatedCountPaginator, ReadOnlyAdmin
+from ingest.collectors.services import source_set_enabled
+from ingest.models import CollectionRun, RawRecord, RejectedObservation, Source
+
+
+class SwitchForm(forms.Form):
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), help_text="Why (kept in the source's notes)."
+    )
+
+
+def _switch(modeladmin, request, queryset, *, enabled: bool):
+    verb = "Enable" if enabled else "Disable"
+    if "confirm" in request.POST:
+        form = SwitchForm(request.POST)
+        if form.is_valid():
+            for source in queryset:
+                source_set_enabled(
+                    source=source,
+                    enabled=enabled,
+                    note=form.cleaned_data["note"],
+                    actor=request.user,
+                )
+            modeladmin.message_user(
+                request, f"{verb}d {queryset.count()} source(s).", level=messages.SUCCESS
+            )
+            return None
+    else:
+        form = SwitchForm()
+    return TemplateResponse(
+        request,
+        "catalogue/admin/source_switch_confirm.html",
+        {
+            **modeladmin.admin_site.each_context(request),
+            "title": f"{verb} sources",
+            "verb": verb,
+            "action": "enable_sources" if enabled else "disable_sources",
+            "sources": queryset,
+            "form": form,
+            "opts": modeladmin.model._meta,
+        },
+    )
+
+
+@admin.register(Source)
+class SourceAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "enabled", "feed_format", "location", "last_run"]
+    list_filter = ["enabled", "feed_format"]
+    list_select_related = ["location"]
+    search_fields = ["slug", "name"]
+    readonly_fields = ["enabled"]
+    actions = ["enable_sources", "disable_sources"]
+
+    @admin.action(description="Enable the selected sources (kill switch off)")
+    def enable_sources(self, request, queryset):
+        return _switch(self, request, queryset, enabled=True)
+
+    @admin.action(description="Disable the selected sources (kill switch on)")
+    def disable_sources(self, request, queryset):
+        return _switch(self, request, queryset, enabled=False)
+
+    @admin.display(description="last run")
+    def last_run(self, obj) -> str:
+        run = obj.runs.order_by("-started_at").first()
+        if run is None:
+            return "never"
+        url = reverse("admin:ingest_collectionrun_change", args=[run.pk])
+        return format_html("<a href='{}'>{} ({})</a>", url, run.started_at.date(), run.status)
+
+
+@admin.register(CollectionRun)
+class CollectionRunAdmin(ReadOnlyAdmin):
+    list_display = [
+        "id",
+        "source",
+        "started_at",
+        "status",
+        "rows_read",
+        "products_seen",
+        "listings_created",
+        "products_created",
+        "prices_written",
+        "rejected",
+    ]
+    list_filter = ["status", "source"]
+    list_select_related = ["source"]
+
+
+@admin.register(RejectedObservation)
+class RejectedObservationAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "run", "row_number", "reason", "source_sku", "message"]
+    list_filter = ["reason", "stage"]
+    list_select_related = ["run", "run__source"]
+    search_fields = ["source_sku", "message"]
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+
+
+@admin.register(RawRecord)
+class RawRecordAdmin(ReadOnlyAdmin):
+    list_display = ["id", "listing", "run", "row_number", "parser_version", "created_at"]
+    list_select_related = ["listing", "listing__location", "run", "run__source"]
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
