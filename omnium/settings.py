@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "omnium",
     "accounts",
     "sports",
+    "sports.cricket",
     "catalogue",
     "discussions",
     "ingest",
