@@ -122,9 +122,10 @@ def test_sports_list_costs_the_same_however_many_sports(api, extra, django_asser
     assert response.json()["count"] == 1 + extra
 
 
-def test_a_sport_is_found_by_its_code_and_names_its_parent(api):
+def test_a_sport_is_found_by_its_code_and_names_its_parent(api, django_assert_num_queries):
     SportFactory(code="beach-volleyball", name="Beach volleyball", parent=SportFactory(code="vb"))
-    body = api.get(f"{API}/sports/beach-volleyball/").json()
+    with django_assert_num_queries(1):
+        body = api.get(f"{API}/sports/beach-volleyball/").json()
     assert (body["name"], body["parent"]) == ("Beach volleyball", "vb")
 
 
@@ -428,6 +429,12 @@ def test_participants_are_found_by_name_or_alias_once_each(api):
     ] == ["Mo Farah"]
     by_alias = api.get(f"{API}/participants/", {"name": "mohamed"}).json()["results"]
     assert [r["name"] for r in by_alias] == ["Mo Farah"]
+
+
+def test_participant_list_leaves_out_merged_rows(api):
+    survivor, loser = ParticipantFactory(name="Kept"), ParticipantFactory(name="Folded")
+    participant_merge(loser=loser, survivor=survivor, actor="t", note="same")
+    assert [r["name"] for r in api.get(f"{API}/participants/").json()["results"]] == ["Kept"]
 
 
 def test_participant_list_pages_by_cursor_in_name_order(api):
