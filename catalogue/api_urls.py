@@ -1,5 +1,12 @@
 """API routes of the catalogue app (mounted under /api/v1/ by omnium/urls.py)."""
 
-from django.urls import path  # noqa: F401
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list = []
+from catalogue.apis import BrandViewSet, LocationViewSet, ProductViewSet
+
+router = SimpleRouter()
+router.register("products", ProductViewSet, basename="catalogue-product")
+router.register("brands", BrandViewSet, basename="catalogue-brand")
+router.register("airports", LocationViewSet, basename="catalogue-location")
+
+urlpatterns = router.urls

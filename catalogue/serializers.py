@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from catalogue.models import Brand, Listing, Location, Product
+
+
+class BrandRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Brand
+        fields = ["slug", "name"]
+
+
+class LocationSerializer(serializers.ModelSerializer):
+    retailer = serializers.CharField(source="retailer.name")
+
+    class Meta:
+        model = Location
+        fields = ["code", "iata", "name", "city", "country", "currency", "retailer"]
+
+
+class QuantityMixin(serializers.Serializer):
+    quantity = serializers.SerializerMethodField()
+
+    def get_quantity(self, product: Product) -> dict:
+        return {
+            "value": product.quantity_value,
+            "unit": product.quantity_unit or None,
+            "form": product.form,
+            "pack_count": product.pack_count,
+            "state": product.quantity_state,
+        }
+
+
+class ProductListSerializer(QuantityMixin, serializers.ModelSerializer):
+    brand = BrandRefSerializer(allow_null=True)
+    line = serializers.CharField(source="line.name", allow_null=True, default=None)
+
+    class Meta:
+        model = Product
+        fields = ["id", "name", "brand", "line", "gtin", "vertical", "category", "quantity"]
+
+
+class PriceSerializer(serializers.Serializer):
+    price = serializers.DecimalField(max_digits=12, decimal_places=2)
+    currency = serializers.CharField()
+    price_usd = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+    was_price = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+    in_stock = serializers.BooleanField(allow_null=True)
+    observed_at = serializers.DateTimeField()
+
+
+class ListingPriceSerializer(serializers.ModelSerializer):
+    location = LocationSerializer()
+    latest = PriceSerializer(allow_null=True)
+
+    class Meta:
+        model = Listing
+        fields = ["source_sku", "url", "location", "latest"]
+
+
+class ProductDetailSerializer(ProductListSerializer):
+    prices = serializers.SerializerMethodField()
+
+    class Meta(ProductListSerializer.Meta):
+        fields = [*ProductListSerializer.Meta.fields, "abv", "size_ml", "prices"]
+
+    def get_prices(self, product: Product) -> list[dict]:
+        return ListingPriceSerializer(self.context["comparison"], many=True).data
+
+
+class BrandDetailSerializer(serializers.ModelSerializer):
+    aliases = serializers.SerializerMethodField()
+    products = ProductListSerializer(many=True, source="visible_products")
+
+    class Meta:
+        model = Brand
+        fields = ["slug", "name", "aliases", "products"]
+
+    def get_aliases(self, brand: Brand) -> list[str]:
+        return [alias.name for alias in brand.aliases.all()]
+
+
+class LocationListingSerializer(serializers.ModelSerializer):
+    product = ProductListSerializer()
+    latest = PriceSerializer(allow_null=True)
+
+    class Meta:
+        model = Listing
+        fields = ["source_sku", "product", "latest"]
