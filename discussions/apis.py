@@ -83,6 +83,14 @@ class ThreadViewSet(viewsets.ReadOnlyModelViewSet):
         thread = self.get_queryset().get(pk=thread.pk)
         return Response(ThreadSerializer(thread).data, status=status.HTTP_200_OK)
 
+    @extend_schema(request=None, responses=ThreadSerializer)
+    @action(detail=True, methods=["post"])
+    def read(self, request: Request, pk=None) -> Response:
+        """Opening a thread: move the caller's read mark to now."""
+        thread = self.get_object()
+        services.thread_read_mark(thread=thread, user=request.user)
+        return Response(ThreadSerializer(self.get_queryset().get(pk=thread.pk)).data)
+
 
 class CommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = CommentSerializer

@@ -135,3 +135,11 @@ def test_read_all(editor, viewer):
     services.comment_post(thread=thread, body="@viewer one", actor=editor)
     services.comment_post(thread=thread, body="@viewer two", actor=editor)
     assert _client(viewer).post("/api/v1/notifications/read-all/").json() == {"marked": 2}
+
+
+def test_reading_a_thread_through_the_api_clears_its_unread(viewer, editor):
+    thread = ThreadFactory()
+    services.comment_post(thread=thread, body="x", actor=editor)
+    response = _client(viewer).post(f"/api/v1/threads/{thread.pk}/read/")
+    assert response.status_code == 200
+    assert response.json()["unread_count"] == 0
