@@ -29,7 +29,15 @@ def _games() -> str:
     ).line()
 
 
+def _catalogue() -> str:
+    from ingest.collectors.sample import load_catalogue_sample
+
+    # Hand-made, see samples/catalogue/README.md: four airports, one bottle in four wordings.
+    return load_catalogue_sample()
+
+
 SAMPLE_LOADERS: list[tuple[str, Callable[[], str]]] = [
     ("Premier League 2018/19 (openfootball, CC0)", _football_season),
     ("Sample Games (hand-made)", _games),
+    ("Duty-free catalogue sample (hand-made)", _catalogue),
 ]

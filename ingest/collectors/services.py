@@ -101,7 +101,7 @@ class _Tally:
         self.skips: Counter[str] = Counter()
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
@@ -222,7 +222,7 @@ def source_collect(
     run = CollectionRun.objects.create(
         source=source,
         file_name=file_path.name,
-        file_sha256=_file_sha256(file_path),
+        file_sha256=file_sha256(file_path),
         started_at=timezone.now(),
         fx_source="catalogue FxRate table",
         fx_fetched_at=timezone.now(),
