@@ -5,6 +5,7 @@ from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 
 from accounts import services
@@ -120,8 +121,9 @@ class UserAdmin(BaseUserAdmin):
         except ValidationError as error:
             self.message_user(request, "; ".join(error.messages), messages.ERROR)
             return None
-        self.message_user(request, f"You are now acting as {queryset.get()}.")
-        return None
+        # The console may now be out of reach (the account may have no console access):
+        # the page that ends acting is on the site.
+        return redirect("accounts:acting-as-stop")
 
     @admin.action(description="E-mail a password reset link")
     def send_reset_link(self, request: HttpRequest, queryset) -> None:

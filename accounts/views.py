@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.signing import BadSignature, TimestampSigner
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from accounts import services
 from accounts.forms import SUBSCRIBE_CONSENT, ResetRequestForm, SetPasswordForm, SubscribeForm
@@ -50,10 +50,14 @@ def reset_request(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def acting_as_stop(request: HttpRequest) -> HttpResponse:
-    services.acting_as_stop(session=request.session, actor=request.real_user)
-    return redirect("admin:index")
+    """Where a support person ends acting as someone (the console may be out of reach
+    while they are someone without console access)."""
+    if request.method == "POST":
+        services.acting_as_stop(session=request.session, actor=request.real_user)
+        return redirect("admin:index")
+    return render(request, "accounts/acting_as.html", {"acting_as": request.acting_as})
 
 
 @require_http_methods(["GET", "POST"])

@@ -52,7 +52,7 @@ def test_stopping_returns_the_administrator_to_themselves(admin_user, viewer):
     client = Client()
     client.force_login(admin_user)
     _act_as(client, viewer)
-    client.post("/account/acting-as/stop/")
+    client.post("/account/acting-as/")
     assert client.get("/").context["user"] == admin_user
     assert AuditEntry.objects.filter(action="account.acting_as.stop", acting_as=viewer).exists()
 
@@ -65,3 +65,14 @@ def test_an_editor_cannot_act_as_anyone(editor, viewer):
     client.force_login(editor)
     with pytest.raises(PermissionDenied):
         acting_as_start(session=client.session, actor=editor, target=viewer, reason="x")
+
+
+@pytest.mark.django_db
+def test_the_acting_as_page_names_both_people(admin_user, viewer):
+    client = Client()
+    client.force_login(admin_user)
+    response = _act_as(client, viewer)
+    assert response["Location"] == "/account/acting-as/"
+    page = client.get("/account/acting-as/").content.decode()
+    assert f"Acting as {viewer}" in page
+    assert str(admin_user) in page
