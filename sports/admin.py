@@ -397,11 +397,13 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     list_select_related = ("sport",)
     search_fields = ("code", "name")
     ordering = ("tree_id", "lft")
+    # Sorting by a column would scatter the indented rows; the tree order is the point.
+    sortable_by = ()
     autocomplete_fields = ("parent",)
     actions = ("move", "archive", "merge")
     list_per_page = 200
 
-    @admin.display(description="name", ordering="name")
+    @admin.display(description="name")
     def indented_name(self, obj: Competition) -> str:
         return format_html('<span style="padding-left: {}em">{}</span>', obj.level * 1.5, obj.name)
 

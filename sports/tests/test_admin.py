@@ -172,20 +172,26 @@ def test_confirming_a_move_moves_the_node_through_the_service(console, tree, adm
     assert trees_check() == []
 
 
-def test_a_move_under_a_descendant_is_refused_and_nothing_moves(console, tree):
+def test_a_refused_move_undoes_the_moves_before_it(console, tree):
+    cup_round = competition_create(
+        code="fa-r1", name="FA Cup round 1", type="round", parent=tree["cup"], actor="t"
+    )
+    # In tree order the round (first tree) moves first and succeeds; then the cup cannot go
+    # under its own child, and the whole action is rolled back.
     response = post_action(
         console,
         COMPETITIONS,
         "move",
-        [tree["cup"], tree["league"]],
+        [tree["round"], tree["cup"]],
         confirm="yes",
-        new_parent=str(tree["round"].pk),
+        new_parent=str(cup_round.pk),
         follow=True,
     )
     messages = [str(m) for m in response.context["messages"]]
     assert any("Nothing moved" in m and "own descendant" in m for m in messages)
-    assert fresh(tree["cup"]).parent_id is None
+    assert fresh(tree["round"]).parent_id == tree["season"].pk
     assert not TimelineItem.objects.filter(event_type="competition.move").exists()
+    assert trees_check() == []
 
 
 def test_archive_action_shows_a_confirmation_page(console, tree):
