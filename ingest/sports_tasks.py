@@ -24,3 +24,13 @@ def import_games_task(directory: str, code: str, name: str) -> str:
     from ingest.games import games_import
 
     return games_import(directory=directory, code=code, name=name).line()
+
+
+@shared_task(name="ingest.import_cricsheet", acks_late=True)
+def import_cricsheet_task(paths: list[str]) -> str:
+    """Import Cricsheet match files (the same code as ``manage.py import_cricsheet``);
+    returns the summary line. Safe to retry: an unchanged file writes nothing and each
+    match is all-or-nothing."""
+    from ingest.cricsheet.importer import import_paths
+
+    return import_paths(paths).line()

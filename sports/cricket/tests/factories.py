@@ -56,3 +56,87 @@ class DeliveryFactory(factory.django.DjangoModelFactory):
 def dismissal_kind(name: str) -> DismissalKind:
     """The seeded kind (the data migration puts all fourteen in every database)."""
     return DismissalKind.objects.get(name=name)
+
+
+def cricsheet_match(**info_overrides) -> dict:
+    """A small, valid Cricsheet match document (data_version 1.1.0): two teams of three,
+    one innings of two overs holding a wide, a no-ball with byes, an explicit zero extra and
+    a caught wicket. Tests break one part of it at a time."""
+    people = {
+        "A Batter": "aaaa0001",
+        "B Batter": "aaaa0002",
+        "C Batter": "aaaa0003",
+        "X Bowler": "bbbb0001",
+        "Y Bowler": "bbbb0002",
+        "Z Keeper": "bbbb0003",
+        "U Umpire": "cccc0001",
+    }
+
+    def ball(batter, bowler, non_striker, runs=0, extras=None, **more):
+        extra_runs = sum((extras or {}).values())
+        delivery = {
+            "batter": batter,
+            "bowler": bowler,
+            "non_striker": non_striker,
+            "runs": {"batter": runs, "extras": extra_runs, "total": runs + extra_runs},
+        }
+        if extras is not None:
+            delivery["extras"] = extras
+        delivery.update(more)
+        return delivery
+
+    over0 = [
+        ball("A Batter", "X Bowler", "B Batter", 1),
+        ball("B Batter", "X Bowler", "A Batter", 0, {"wides": 1}),
+        ball("B Batter", "X Bowler", "A Batter", 4),
+        ball("B Batter", "X Bowler", "A Batter", 0, {"noballs": 1, "byes": 2}),
+        ball(
+            "B Batter",
+            "X Bowler",
+            "A Batter",
+            0,
+            wickets=[
+                {"player_out": "B Batter", "kind": "caught", "fielders": [{"name": "Z Keeper"}]}
+            ],
+        ),
+        ball("C Batter", "X Bowler", "A Batter", 6),
+        ball("C Batter", "X Bowler", "A Batter", 0, {"legbyes": 0}),
+    ]
+    over1 = [ball("A Batter", "Y Bowler", "C Batter", 2) for _ in range(6)]
+    info = {
+        "balls_per_over": 6,
+        "city": "Testville",
+        "dates": ["2024-05-01"],
+        "event": {"name": "Test Trophy", "match_number": 1},
+        "gender": "male",
+        "match_type": "T20",
+        "officials": {"umpires": ["U Umpire"]},
+        "outcome": {"winner": "Home", "by": {"runs": 10}},
+        "overs": 20,
+        "player_of_match": ["A Batter"],
+        "players": {
+            "Home": ["A Batter", "B Batter", "C Batter"],
+            "Away": ["X Bowler", "Y Bowler", "Z Keeper"],
+        },
+        "registry": {"people": people},
+        "season": "2024",
+        "team_type": "club",
+        "teams": ["Home", "Away"],
+        "toss": {"decision": "bat", "winner": "Home"},
+        "venue": "Test Ground",
+    }
+    info.update(info_overrides)
+    return {
+        "meta": {"data_version": "1.1.0", "created": "2024-05-02", "revision": 1},
+        "info": info,
+        "innings": [
+            {
+                "team": "Home",
+                "overs": [
+                    {"over": 0, "deliveries": over0},
+                    {"over": 1, "deliveries": over1},
+                ],
+                "penalty_runs": {"post": 5},
+            }
+        ],
+    }

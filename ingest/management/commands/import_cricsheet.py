@@ -1,0 +1,39 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from ingest.cricsheet.importer import count_sources, import_paths
+
+
+class Command(BaseCommand):
+    help = (
+        "Import Cricsheet JSON match files (files, directories, .zip, .tar.gz). Each file is "
+        "validated whole, then written in one transaction; unchanged files write nothing. "
+        "Data from cricsheet.org (ODC-By 1.0)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", type=Path)
+        parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="Exit non-zero when any file is rejected (the others are still imported).",
+        )
+
+    def handle(self, *args, paths, strict, **options):
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise CommandError(f"No such file or directory: {', '.join(missing)}")
+        quiet = options["verbosity"] == 0
+        with tqdm(total=count_sources(paths), unit="match", disable=quiet) as bar:
+
+            def step(result):
+                bar.update(1)
+                if result.error:
+                    bar.write(result.error, file=self.stderr)
+
+            summary = import_paths(paths, progress=step)
+        self.stdout.write(summary.line())
+        if strict and summary.rejected:
+            raise CommandError(f"{summary.rejected} file(s) rejected")
