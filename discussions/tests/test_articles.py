@@ -21,9 +21,10 @@ def test_a_draft_is_a_404_even_at_its_own_address(client):
     assert client.get(f"/articles/{draft.slug}/").status_code == 404
 
 
-def test_a_published_article_renders_its_markdown(client):
+def test_a_published_article_renders_its_markdown(client, django_assert_num_queries):
     article = _published(slug="hello", body_md="Some **bold** claim.")
-    page = client.get(f"/articles/{article.slug}/").content.decode()
+    with django_assert_num_queries(1):
+        page = client.get(f"/articles/{article.slug}/").content.decode()
     assert "<strong>bold</strong>" in page
 
 

@@ -140,3 +140,32 @@ def test_marking_someone_elses_notification_read_is_refused(editor, viewer):
     notification = _notification(viewer, editor, 1)
     with pytest.raises(PermissionDenied):
         services.notification_mark_read(notification=notification, actor=editor)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_mail_cap_holds_under_concurrent_deliveries(settings, editor, viewer):
+    settings.NOTIFICATION_MAIL_CAP = 3
+    from datetime import timedelta
+
+    services.MAIL_CAPS["notify"] = (3, timedelta(hours=1))
+    try:
+        ids = [_notification(viewer, editor, n).pk for n in range(8)]
+        barrier = threading.Barrier(len(ids))
+        outcomes = []
+
+        def deliver(notification_id):
+            try:
+                barrier.wait()
+                outcomes.append(services.notification_mail_deliver(notification_id=notification_id))
+            finally:
+                close_old_connections()
+
+        workers = [threading.Thread(target=deliver, args=(pk,)) for pk in ids]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    finally:
+        services.MAIL_CAPS["notify"] = (settings.NOTIFICATION_MAIL_CAP, timedelta(hours=1))
+    assert outcomes.count(True) == 3
+    assert EmailSend.objects.filter(bucket=f"notify:{viewer.pk}").count() == 3

@@ -94,12 +94,18 @@ def test_the_panel_never_redirects_off_site(client, editor):
     assert response["Location"] == "/"
 
 
-def test_the_inbox_lists_my_notifications_and_marks_them_read(client, editor, viewer):
+def test_the_inbox_lists_my_notifications_and_marks_them_read(
+    client, editor, viewer, django_assert_num_queries
+):
     services.comment_post(
         thread=services.thread_for(subject=DecisionItemFactory()), body="@viewer hi", actor=editor
     )
     client.force_login(viewer)
-    page = client.get("/notifications/").content.decode()
+    client.get("/notifications/")
+    with django_assert_num_queries(
+        6
+    ):  # session, user, list, unread count, preference, savepoint-free
+        page = client.get("/notifications/").content.decode()
     assert "(1 unread)" in page
     client.post("/notifications/", {"all": "1"})
     assert "(0 unread)" in client.get("/notifications/").content.decode()
