@@ -102,9 +102,8 @@ def test_the_inbox_lists_my_notifications_and_marks_them_read(
     )
     client.force_login(viewer)
     client.get("/notifications/")
-    with django_assert_num_queries(
-        6
-    ):  # session, user, list, unread count, preference, savepoint-free
+    # The session, the user, the list, the unread count, the mail preference.
+    with django_assert_num_queries(5):
         page = client.get("/notifications/").content.decode()
     assert "(1 unread)" in page
     client.post("/notifications/", {"all": "1"})
