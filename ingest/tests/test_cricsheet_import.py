@@ -1,0 +1,343 @@
+"""The import over real Cricsheet files: a sample that hits every edge case listed in the
+data README, imported once per module, compared with direct counts from the JSON."""
+
+import json
+import tarfile
+
+import pytest
+from django.db import transaction
+from django.db.models import Count, Max, Q, Sum
+from django.db.models.functions import Coalesce
+
+from ingest.cricsheet.importer import Importer, Outcome, match_id_of
+from omnium.testing import SHARED_DATA
+from sports.cricket.models import (
+    Delivery,
+    DeliveryReplacement,
+    DeliveryReview,
+    DeliveryWicket,
+    DeliveryWicketFielder,
+    FixtureOfficial,
+    Innings,
+    InningsMiscountedOver,
+)
+from sports.models import (
+    EntityType,
+    ExternalIdMap,
+    Fixture,
+    FixtureCompetitor,
+    ParticipantAlias,
+    Submission,
+    TimelineItem,
+)
+
+TARBALL = SHARED_DATA / "cricsheet" / "dev_matches.tar.gz"
+
+# Each id is here for the edge case beside it (README "Edge cases" and "Quirks").
+SAMPLE = {
+    "63963": "Test, draw, multi-fielder wickets, handled the ball",
+    "64012": "Test, miscounted_overs with balls as a string, declarations",
+    "64013": "Test with four innings, an over bowled by two bowlers",
+    "64052": "penalty extras on a delivery, a short over that is not the last",
+    "64053": "absent hurt",
+    "64059": "wicket on a wide or no-ball",
+    "64820": "winner by runs, D/L",
+    "64864": "no result",
+    "64924": "a plain tie",
+    "213288": "supersubs, match replacements",
+    "225258": "awarded",
+    "237242": "tie decided by a bowl-out",
+    "343729": "reviews",
+    "366707": "tie decided by a super over",
+    "543882": "penalty with wides on one delivery",
+    "551066": "fielder with no name (a substitute)",
+    "727927": "two wickets on one delivery (stumped, retired hurt)",
+    "804705": "winner with no margin",
+    "947101": "penalty runs after the innings",
+    "947121": "penalty runs before the innings",
+    "1075507": "byes with a no-ball",
+    "1216517": "four super-over innings",
+    "1226909": "NR Sciver (renamed later)",
+    "1252666": "The Hundred: five-ball overs",
+    "1383095": "two wickets on one delivery (caught, retired hurt)",
+    "1383461": "method VJD",
+    "1384429": "two wickets on one delivery (caught, timed out)",
+    "1384544": "eight legal balls in an over",
+    "1398272": "NR Sciver-Brunt (same registry id)",
+    "1402765": "nineteen deliveries in one over",
+    "1474411": "tie, eliminator, D/L",
+    "wi_211973": "a match id that is not a number",
+}
+
+
+@pytest.fixture(scope="module")
+def sample_dir(tmp_path_factory):
+    if not TARBALL.is_file():
+        pytest.skip(f"Cricsheet dev corpus not present at {TARBALL}")
+    target = tmp_path_factory.mktemp("cricsheet")
+    wanted = {f"{match_id}.json" for match_id in SAMPLE}
+    with tarfile.open(TARBALL, "r|gz") as archive:
+        for member in archive:
+            if member.name in wanted:
+                (target / member.name).write_bytes(archive.extractfile(member).read())
+                wanted.discard(member.name)
+                if not wanted:
+                    break
+    assert not wanted, f"missing from the corpus: {sorted(wanted)}"
+    return target
+
+
+@pytest.fixture(scope="module")
+def documents(sample_dir):
+    return {path.stem: json.loads(path.read_bytes()) for path in sample_dir.glob("*.json")}
+
+
+@pytest.fixture(scope="module")
+def imported(sample_dir, django_db_setup, django_db_blocker):
+    """The sample imported once for the module, inside a transaction rolled back at the end
+    (each test runs in a savepoint within it)."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        summary = Importer().run([sample_dir])
+        yield summary
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def fixtures_by_id(imported, db):
+    rows = ExternalIdMap.objects.filter(source_code="cricsheet", entity_type=EntityType.FIXTURE)
+    return {r.external_id: Fixture.objects.get(pk=r.internal_id) for r in rows}
+
+
+def _legal(delivery: dict) -> bool:
+    extras = delivery.get("extras", {})
+    return extras.get("wides", 0) <= 0 and extras.get("noballs", 0) <= 0
+
+
+def test_every_sample_file_is_imported_as_one_new_fixture(imported, db):
+    assert imported.rejections == []
+    assert (imported.new, imported.rejected) == (len(SAMPLE), 0)
+    assert Fixture.objects.filter(sport__code="cricket").count() == len(SAMPLE)
+
+
+def test_innings_and_deliveries_equal_what_the_files_contain(documents, fixtures_by_id):
+    for match_id, doc in documents.items():
+        fixture = fixtures_by_id[match_id]
+        innings = list(fixture.innings.order_by("ordinal"))
+        assert [i.super_over for i in innings] == [
+            bool(i.get("super_over")) for i in doc["innings"]
+        ], match_id
+        for row, inning in zip(innings, doc["innings"], strict=True):
+            in_file = sum(len(o["deliveries"]) for o in inning.get("overs", []))
+            assert row.deliveries.count() == in_file, (match_id, row.ordinal)
+    expected = sum(
+        len(o["deliveries"]) for d in documents.values() for i in d["innings"] for o in i["overs"]
+    )
+    assert Delivery.objects.current().count() == expected
+
+
+def test_every_innings_total_wickets_and_legal_balls_equal_a_direct_count(
+    documents, fixtures_by_id
+):
+    legal = (Q(deliveries__extra_wides__isnull=True) | Q(deliveries__extra_wides=0)) & (
+        Q(deliveries__extra_noballs__isnull=True) | Q(deliveries__extra_noballs=0)
+    )
+    for match_id, doc in documents.items():
+        stored = {
+            row["ordinal"]: row
+            for row in Innings.objects.filter(fixture=fixtures_by_id[match_id])
+            .annotate(
+                runs=Coalesce(Sum("deliveries__runs_total"), 0),
+                legal=Count("deliveries", filter=legal),
+            )
+            .values("ordinal", "runs", "legal", "penalty_runs_pre", "penalty_runs_post")
+        }
+        wickets = dict(
+            DeliveryWicket.objects.filter(delivery__innings__fixture=fixtures_by_id[match_id])
+            .values_list("delivery__innings__ordinal")
+            .annotate(n=Count("id"))
+        )
+        for ordinal, inning in enumerate(doc["innings"], start=1):
+            balls = [d for o in inning.get("overs", []) for d in o["deliveries"]]
+            penalty = sum((inning.get("penalty_runs") or {}).values())
+            row = stored[ordinal]
+            total = row["runs"] + (row["penalty_runs_pre"] or 0) + (row["penalty_runs_post"] or 0)
+            assert total == sum(d["runs"]["total"] for d in balls) + penalty, (match_id, ordinal)
+            assert row["legal"] == sum(_legal(d) for d in balls), (match_id, ordinal)
+            assert wickets.get(ordinal, 0) == sum(len(d.get("wickets", [])) for d in balls)
+
+
+def test_the_nineteen_delivery_over_keeps_every_ball_at_its_own_position(fixtures_by_id):
+    over = Delivery.objects.filter(
+        innings__fixture=fixtures_by_id["1402765"], innings__ordinal=1, over_number=5
+    ).order_by("position")
+    assert [d.position for d in over] == list(range(19))
+    labels = [d.ball_label for d in over]
+    assert labels.count(labels[0]) > 1  # the printed label repeats (O1)
+    assert [d.sequence for d in over] == sorted(d.sequence for d in over)
+
+
+def test_four_super_over_innings_are_kept_and_flagged(fixtures_by_id):
+    innings = fixtures_by_id["1216517"].innings.order_by("ordinal")
+    assert [i.super_over for i in innings] == [False, False, True, True, True, True]
+
+
+def test_two_wickets_on_one_delivery_are_two_rows(fixtures_by_id):
+    doubled = (
+        Delivery.objects.filter(innings__fixture=fixtures_by_id["1384429"])
+        .annotate(n=Count("wickets"))
+        .filter(n=2)
+        .get()
+    )
+    assert sorted(w.kind_raw for w in doubled.wickets.all()) == ["caught", "timed out"]
+
+
+def test_a_nameless_fielder_is_a_substitute_with_no_participant(fixtures_by_id):
+    fielders = DeliveryWicketFielder.objects.filter(
+        wicket__delivery__innings__fixture=fixtures_by_id["551066"], participant__isnull=True
+    )
+    assert fielders.exists()
+    assert all(f.substitute for f in fielders)
+
+
+def test_a_wicket_can_name_several_fielders(fixtures_by_id):
+    assert (
+        DeliveryWicket.objects.filter(delivery__innings__fixture=fixtures_by_id["63963"])
+        .annotate(n=Count("fielders"))
+        .filter(n__gt=1)
+        .exists()
+    )
+
+
+def test_a_renamed_player_is_one_participant_with_both_names_as_aliases(fixtures_by_id):
+    link = ExternalIdMap.objects.get(
+        source_code="cricsheet", entity_type=EntityType.PARTICIPANT, external_id="f3a18a0c"
+    )
+    names = set(
+        ParticipantAlias.objects.filter(participant_id=link.internal_id).values_list(
+            "name", flat=True
+        )
+    )
+    assert {"NR Sciver", "NR Sciver-Brunt"} <= names
+    for match_id in ("1226909", "1398272"):
+        assert FixtureCompetitor.objects.filter(
+            fixture=fixtures_by_id[match_id], participant_id=link.internal_id
+        ).exists()
+
+
+def test_extras_keep_penalty_alongside_wides_and_innings_penalty_runs(fixtures_by_id):
+    assert Delivery.objects.filter(
+        innings__fixture=fixtures_by_id["543882"], extra_penalty__gt=0, extra_wides__gt=0
+    ).exists()
+    assert fixtures_by_id["947121"].innings.filter(penalty_runs_pre__gt=0).exists()
+    assert fixtures_by_id["947101"].innings.filter(penalty_runs_post__gt=0).exists()
+
+
+def test_miscounted_overs_are_typed_whether_the_file_wrote_a_string_or_a_number(
+    documents, fixtures_by_id
+):
+    stored = {
+        (m.innings.ordinal, m.over_number): m.balls
+        for m in InningsMiscountedOver.objects.filter(
+            innings__fixture=fixtures_by_id["64012"]
+        ).select_related("innings")
+    }
+    expected = {
+        (i, int(over)): int(value["balls"])
+        for i, inning in enumerate(documents["64012"]["innings"], start=1)
+        for over, value in (inning.get("miscounted_overs") or {}).items()
+    }
+    assert stored == expected and stored
+
+
+def test_the_hundred_keeps_five_balls_per_over_in_format(fixtures_by_id):
+    assert fixtures_by_id["1252666"].format["balls_per_over"] == 5
+
+
+@pytest.mark.parametrize(
+    ("match_id", "outcome", "ranks"),
+    [
+        ("63963", "draw", [1, 1]),
+        ("64924", "draw", [1, 1]),
+        ("64864", "no_result", [None, None]),
+        ("366707", "win", [1, 2]),
+        ("237242", "win", [1, 2]),
+        ("804705", "win", [1, 2]),
+    ],
+)
+def test_every_outcome_shape_becomes_ranks_and_a_result(fixtures_by_id, match_id, outcome, ranks):
+    fixture = fixtures_by_id[match_id]
+    assert fixture.result["outcome"] == outcome
+    sides = fixture.competitors.filter(parent__isnull=True)
+    assert sorted(sides.values_list("rank", flat=True), key=lambda r: r or 0) == ranks
+
+
+def test_a_tie_decided_by_a_super_over_says_so(fixtures_by_id):
+    result = fixtures_by_id["366707"].result
+    assert (result["tie"], result["decided_by"]) == (True, "eliminator")
+
+
+def test_an_awarded_match_carries_the_awarded_win_method(fixtures_by_id):
+    winner = fixtures_by_id["225258"].competitors.get(parent__isnull=True, rank=1)
+    assert winner.win_method == "AWARDED"
+
+
+def test_side_tables_are_filled_from_the_files(fixtures_by_id):
+    assert DeliveryReview.objects.filter(
+        delivery__innings__fixture=fixtures_by_id["343729"]
+    ).exists()
+    assert DeliveryReplacement.objects.filter(
+        delivery__innings__fixture=fixtures_by_id["213288"], kind="match"
+    ).exists()
+    assert (
+        FixtureCompetitor.objects.filter(fixture=fixtures_by_id["213288"], slot="supersub").count()
+        == 2
+    )
+    assert (
+        FixtureOfficial.objects.filter(fixture=fixtures_by_id["63963"], role="umpire").count() == 2
+    )
+
+
+def test_each_file_is_a_submission_and_the_fixtures_first_appearance(documents, fixtures_by_id):
+    for fixture in fixtures_by_id.values():
+        submission = fixture.first_seen_in
+        assert submission.accepted and submission.kind == "corpus_import"
+        assert len(submission.sha256) == 64 and submission.byte_size > 0
+        assert (
+            TimelineItem.objects.filter(fixture=fixture, event_type="cricket.import").count() == 1
+        )
+
+
+def test_a_second_import_writes_nothing(sample_dir, fixtures_by_id):
+    tables = (
+        Fixture,
+        Innings,
+        Delivery,
+        DeliveryWicket,
+        Submission,
+        TimelineItem,
+        ParticipantAlias,
+    )
+    before = [m.objects.count() for m in tables]
+    stamp = Fixture.objects.aggregate(Max("updated_at"), Max("last_seq"))
+    again = Importer().run([sample_dir])
+    assert (again.unchanged, again.new, again.rejected) == (len(SAMPLE), 0, 0)
+    assert [m.objects.count() for m in tables] == before
+    assert Fixture.objects.aggregate(Max("updated_at"), Max("last_seq")) == stamp
+
+
+def test_a_changed_file_for_a_known_match_is_refused_and_changes_nothing(
+    sample_dir, fixtures_by_id
+):
+    doc = json.loads((sample_dir / "64924.json").read_bytes())
+    doc["innings"][0]["overs"][0]["deliveries"][0]["runs"]["batter"] += 1
+    doc["innings"][0]["overs"][0]["deliveries"][0]["runs"]["total"] += 1
+    before = Delivery.objects.count(), Submission.objects.count()
+    result = Importer().import_file(json.dumps(doc).encode(), filename="64924.json")
+    assert result.outcome == Outcome.REJECTED
+    assert "already imported" in result.error and "correction" in result.error
+    assert (Delivery.objects.count(), Submission.objects.count()) == before
+
+
+def test_match_ids_are_taken_from_file_and_member_names():
+    assert match_id_of("dev.tar.gz:wi_211973.json") == "wi_211973"
+    assert match_id_of("/data/odis/1402765.json") == "1402765"
