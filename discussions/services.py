@@ -726,6 +726,7 @@ def article_import(
     standfirst: str = "",
     airport_code: str | None = None,
     category: str | None = None,
+    source_upload: ClientUpload | None = None,
 ) -> tuple[Article, bool]:
     """Create or replace the text of the article ``slug``. A re-import replaces the text and
     never changes the status: publishing is a person's decision, not an import's."""
@@ -747,6 +748,8 @@ def article_import(
         "airport_code": airport_code.upper() if airport_code else None,
         "category": category or None,
     }
+    if source_upload is not None:
+        fields["source_upload"] = source_upload
     article = Article.objects.select_for_update().filter(slug=slug).first()
     created = article is None
     if created:

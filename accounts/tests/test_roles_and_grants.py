@@ -99,3 +99,18 @@ def test_changing_status_in_the_console_goes_through_the_service(client, admin_u
     assert viewer.status == "disabled"
     assert viewer.disabled_at is not None
     assert AuditEntry.objects.filter(action="account.status", actor=admin_user).exists()
+
+
+@pytest.mark.django_db
+def test_the_reset_link_action_mails_each_chosen_account(
+    client, admin_user, viewer, django_capture_on_commit_callbacks
+):
+    from django.core import mail
+
+    client.force_login(admin_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            "/admin/accounts/user/", {"action": "send_reset_link", "_selected_action": [viewer.pk]}
+        )
+    assert [message.to for message in mail.outbox] == [[viewer.email]]
+    assert AuditEntry.objects.filter(action="account.token.reset", actor=admin_user).exists()

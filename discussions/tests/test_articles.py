@@ -140,3 +140,21 @@ def test_a_category_intro_is_found_by_its_category(editor):
     article_publish(article=article, actor=editor)
     assert Article.objects.category_intro("gin").get() == article
     assert not Article.objects.category_intro("rum").exists()
+
+
+def test_import_articles_from_a_client_upload_records_its_source(tmp_path, settings, viewer):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from discussions.services import upload_add
+    from discussions.tests.factories import ClientTodoFactory
+
+    settings.PRIVATE_MEDIA_ROOT = tmp_path
+    upload = upload_add(
+        todo=ClientTodoFactory(owner=viewer),
+        file=SimpleUploadedFile("spring-guide.md", b"# Spring Guide\n\nFresh stock.\n"),
+        actor=viewer,
+    )
+    call_command("import_articles", "--upload", str(upload.pk), stdout=io.StringIO())
+    article = Article.objects.get(slug="spring-guide")
+    assert article.source_upload == upload
+    assert article.title == "Spring Guide"

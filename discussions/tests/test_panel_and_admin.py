@@ -170,3 +170,13 @@ def test_turning_notification_mail_off_from_the_inbox(client, viewer):
     client.post("/notifications/", {"mail": "off"})
     assert AccountPreference.objects.get(user=viewer).mail_notifications is False
     assert "e-mails are off" in client.get("/notifications/").content.decode()
+
+
+def test_the_todo_done_action_goes_through_the_service(client, admin_user):
+    todo = ClientTodoFactory()
+    client.force_login(admin_user)
+    client.post(
+        "/admin/discussions/clienttodo/", {"action": "mark_done", "_selected_action": [todo.pk]}
+    )
+    todo.refresh_from_db()
+    assert (todo.status, todo.completed_by) == ("done", admin_user)

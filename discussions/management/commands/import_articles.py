@@ -10,7 +10,7 @@ from django.utils.text import slugify
 from tqdm import tqdm
 
 from accounts.models import User
-from discussions.models import ArticleKind
+from discussions.models import ArticleKind, ClientUpload
 from discussions.services import article_import
 
 READERS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".docx": "word"}
@@ -49,14 +49,27 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("paths", nargs="+", type=Path)
+        parser.add_argument("paths", nargs="*", type=Path)
+        parser.add_argument(
+            "--upload",
+            help="id of a client upload to import (recorded as the article's source)",
+        )
         parser.add_argument("--kind", choices=ArticleKind.values, default=ArticleKind.ARTICLE)
         parser.add_argument("--airport", help="IATA code (airport write-ups)")
         parser.add_argument("--category", help="category key (category intros)")
         parser.add_argument("--slug", help="slug for a single file")
         parser.add_argument("--author", help="username recorded as author and actor")
 
-    def handle(self, *args, paths, kind, airport, category, slug, author, **options):
+    def handle(self, *args, paths, kind, airport, category, slug, author, upload, **options):
+        source_upload = None
+        if upload:
+            source_upload = ClientUpload.objects.filter(pk=upload).first()
+            if source_upload is None:
+                raise CommandError(f"--upload: no client upload {upload!r}")
+            paths = [*paths, Path(source_upload.file.path)]
+            slug = slug or slugify(Path(source_upload.original_name).stem)
+        if not paths:
+            raise CommandError("Name at least one file (or --upload).")
         if slug and len(paths) > 1:
             raise CommandError("--slug names one article: give one file with it.")
         actor = None
@@ -81,6 +94,7 @@ class Command(BaseCommand):
                     airport_code=airport,
                     category=category,
                     actor=actor,
+                    source_upload=source_upload,
                 )
             except ValidationError as error:
                 raise CommandError(f"{path}: {'; '.join(error.messages)}") from error
