@@ -134,7 +134,7 @@ UNIT_STATUS = {
     "POSTPONED": FixtureStatus.POSTPONED,
 }
 NOC_SHAPE = re.compile(r"^[A-Z]{3}$")
-STAGE_CODE_LENGTH = 34  # ODF unit code: event (22) + phase (4) + unit (6) + "--"
+EVENT_PART = 22  # ODF unit code: event (22) + phase (4) + unit (6) + "--"
 
 
 class GamesInputError(ValidationError):
@@ -276,6 +276,16 @@ def _find(directory: Path, stem: str) -> Path | None:
     return plain if plain.exists() else (packed if packed.exists() else None)
 
 
+def _name_list(value: str) -> list[str]:
+    """The ``athletes`` column: a Python-style list whose names are not escaped by the
+    source ("['SLIACHTICAS Ana', 'D'ALMEIDA Marcus']"), so it is split on the separators
+    rather than parsed."""
+    inner = value.strip().removeprefix("[").removesuffix("]").strip()
+    if not inner:
+        return []
+    return [name.strip("'\" ") for name in re.split(r"',\s*'|\",\s*\"|',\s*\"|\",\s*'", inner)]
+
+
 def _is_team_code(code: str) -> bool:
     # Athlete codes are all digits (1903136); team codes carry the event and NOC
     # (ATHX4X400M--GBR01, DIVW3MTEAM2-CHN01).
@@ -319,12 +329,12 @@ def games_read(directory: Path) -> GamesData:
     for where, row in read("teams", ("code", "team", "country_code", "athletes_codes")):
         try:
             members = ast.literal_eval(row["athletes_codes"]) if row["athletes_codes"] else []
-            names = ast.literal_eval(row["athletes"]) if row.get("athletes") else []
         except (ValueError, SyntaxError):
-            r.fail(where, "athletes_codes and athletes must be Python-style lists of strings")
+            r.fail(where, "athletes_codes must be a Python-style list of athlete codes")
             continue
+        names = _name_list(row.get("athletes", ""))
         members = [str(m).strip() for m in members]
-        if not row["code"] or not all(m.isdigit() for m in members):
+        if not row["code"] or not all(m and " " not in m for m in members):
             r.fail(where, "a team needs a code, and its athletes_codes must be athlete codes")
             continue
         country = r.noc(where, row["country_code"], "country_code")
@@ -334,11 +344,14 @@ def games_read(directory: Path) -> GamesData:
             for code, athlete_name in zip(members, names, strict=True):
                 data.athletes.setdefault(code, Athlete(code, str(athlete_name), country))
 
-    for where, row in read("medallists", ("name", "country_code", "code_athlete")):
-        code = row["code_athlete"].removesuffix(".0")
-        if code:
+    for where, row in read("medallists", ("name", "country_code")):
+        # The final dataset names the column code_athlete, the mid-Games snapshot code.
+        code = (row.get("code_athlete") or row.get("code") or "").removesuffix(".0")
+        # medallists.csv only adds names and birth dates to athletes (the medals come from
+        # medals.csv); the snapshot has rows with neither name nor country, which add nothing.
+        if code and row["name"] and not _is_team_code(code):
             born = r.day(where, row.get("birth_date", ""), "birth_date")
-            country = r.noc(where, row["country_code"], "country_code")
+            country = row["country_code"] and r.noc(where, row["country_code"], "country_code")
             data.athletes[code] = Athlete(code, row["name"], country, born)
 
     for where, row in read("schedules", ("start_date", "discipline", "event", "url")):
@@ -419,12 +432,11 @@ RESULT_COLUMNS = (
 def _read_results(r: _Reader, name: str, data: GamesData) -> None:
     for where, row in r.rows(name, data.files[name], RESULT_COLUMNS):
         stage, event_code = row["stage_code"], row["event_code"]
-        if len(stage) != STAGE_CODE_LENGTH or not event_code or not stage.startswith(event_code):
-            r.fail(
-                where,
-                f"stage_code {stage!r} must be {STAGE_CODE_LENGTH} characters "
-                f"starting with event_code {event_code!r}",
-            )
+        # One unit in the snapshot (the decathlon overall standing) prefixes the
+        # discipline code: ATH_ATHMDECATH---... ; the event code must still lead the rest.
+        body = stage.removeprefix(f"{row['discipline_code']}_")
+        if not event_code or not body.startswith(event_code):
+            r.fail(where, f"stage_code {stage!r} must start with event_code {event_code!r}")
             continue
         if row["stage_status"] not in UNIT_STATUS:
             r.fail(
@@ -456,12 +468,14 @@ def _read_results(r: _Reader, name: str, data: GamesData) -> None:
         unit = data.units.get(stage)
         if unit is None:
             start = r.when(where, row["date"], "date")
-            tail = stage[len(stage) - 12 :]
+            tail = body[EVENT_PART:]
             start = data.starts.get((key[0], key[1], tail), start)
             unit = data.units[stage] = Unit(
                 stage_code=stage,
                 event_key=key,
-                phase=stage[22:26].rstrip("-") or "UNIT",
+                phase=body[EVENT_PART : EVENT_PART + 4].rstrip("-")
+                or slugify(row["stage"]).upper()[:16]
+                or "UNIT",
                 stage_label=row["stage"],
                 name=row["event_stage"] or f"{row['event_name']} {row['stage']}",
                 status=row["stage_status"],

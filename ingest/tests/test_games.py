@@ -10,6 +10,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import transaction
 
 from ingest.games import GamesInputError, games_import
 from ingest.samples import SAMPLE_LOADERS, SAMPLES
@@ -47,9 +48,18 @@ SNAPSHOT_MODELS = (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def sample(db):
-    return games_import(directory=GAMES, code="sample", name="Sample Games")
+@pytest.fixture(scope="module")
+def sample(django_db_setup, django_db_blocker):
+    """One import for the module, in a transaction rolled back at its end; each test runs
+    in a savepoint inside it, so a test may change rows freely."""
+    with django_db_blocker.unblock():
+        atomic = transaction.atomic()
+        atomic.__enter__()
+        try:
+            yield games_import(directory=GAMES, code="sample", name="Sample Games")
+        finally:
+            transaction.set_rollback(True)
+            atomic.__exit__(None, None, None)
 
 
 @pytest.fixture
@@ -218,26 +228,28 @@ def test_bad_input_names_the_file_row_and_rule_and_writes_nothing(db, sample_cop
     lines = path.read_text().splitlines()
     lines[3] = lines[3].replace("Silver Medal,2,", "Silver Medal,3,")
     path.write_text("\n".join(lines) + "\n")
+    before = _row_state()
     with pytest.raises(GamesInputError) as caught:
-        games_import(directory=sample_copy, code="sample", name="Sample Games")
+        games_import(directory=sample_copy, code="other", name="Other Games")
     assert "medals.csv, row 4: medal_code '3' contradicts medal_type" in caught.value.problems
-    assert not Competition.objects.exists() and not Participant.objects.exists()
+    assert _row_state() == before
 
 
 def test_a_broken_head_to_head_pair_is_refused(db, sample_copy):
     path = sample_copy / "results" / "Judo.csv"
     path.write_text(path.read_text().replace(",0,POINTS,,L", ",0,POINTS,,W", 1))
+    before = _row_state()
     with pytest.raises(GamesInputError) as caught:
-        games_import(directory=sample_copy, code="sample", name="Sample Games")
+        games_import(directory=sample_copy, code="other", name="Other Games")
     assert any("W/L/T pair" in p and "Judo.csv, row 3" in p for p in caught.value.problems)
-    assert not Fixture.objects.exists()
+    assert _row_state() == before
 
 
 def test_a_team_member_no_file_names_is_kept_as_unmatched_with_a_reason(db, sample_copy):
     path = sample_copy / "teams.csv"
     # Give the Kenyan team a fifth code while its names list keeps four: no file names it.
     path.write_text(path.read_text().replace("'9000116']", "'9000116', '9000999']"))
-    games_import(directory=sample_copy, code="sample", name="Sample Games")
+    games_import(directory=sample_copy, code="other", name="Other Games")
     row = UnmatchedRow.objects.get(external_id="9000999")
     assert row.source_code == "olympics" and "teams.csv" in row.reason
 
