@@ -209,7 +209,12 @@ class AuditEntryAdmin(admin.ModelAdmin):
     """Browse and filter the audit log. Rows are written only by services, never here."""
 
     list_display = ("at", "actor", "acting_as", "action", "entity_type", "entity_key")
-    list_filter = ("action", "entity_type", ("actor", admin.RelatedOnlyFieldListFilter))
+    list_filter = (
+        "action",
+        "entity_type",
+        ("actor", admin.RelatedOnlyFieldListFilter),
+        ("acting_as", admin.EmptyFieldListFilter),
+    )
     search_fields = ("action", "entity_type", "entity_key", "actor__username")
     list_select_related = ("actor", "acting_as")
     date_hierarchy = "at"

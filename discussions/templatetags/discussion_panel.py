@@ -4,6 +4,7 @@ from django import template
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Count, Exists, OuterRef, Prefetch
 from django.urls import reverse
+from django.utils.http import urlencode
 
 from discussions.forms import AskForm, CommentForm, FollowupForm, ResolveForm
 from discussions.models import Comment, CommentAck, CommentFlag, Thread, ThreadAsk
@@ -57,4 +58,7 @@ def discussion_panel(context, subject):
         "resolve_form": ResolveForm(),
         "followup_form": FollowupForm(),
         "csrf_token": context.get("csrf_token"),
+        "audit_url": reverse("admin:accounts_auditentry_changelist")
+        + "?"
+        + urlencode({"entity_type": subject._meta.label_lower, "entity_key": str(subject.pk)}),
     }

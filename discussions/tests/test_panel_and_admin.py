@@ -180,3 +180,10 @@ def test_the_todo_done_action_goes_through_the_service(client, admin_user):
     )
     todo.refresh_from_db()
     assert (todo.status, todo.completed_by) == ("done", admin_user)
+
+
+def test_the_panel_links_to_the_records_audit_log(client, admin_user):
+    item = DecisionItemFactory()
+    client.force_login(admin_user)
+    page = client.get(f"/admin/discussions/decisionitem/{item.pk}/change/").content.decode()
+    assert f"entity_type=discussions.decisionitem&amp;entity_key={item.pk}" in page
