@@ -4,6 +4,7 @@ test_games_paris.py."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from io import StringIO
@@ -292,3 +293,31 @@ def test_the_sample_games_loader_is_registered_and_idempotent(db):
     before = _row_state()
     loader()
     assert _row_state() == before
+
+
+def test_medal_table_command_refuses_a_node_outside_a_games_tree(db):
+    from sports.services import competition_create
+    from sports.tests.factories import FootballFactory
+
+    competition_create(
+        code="league-x", name="League", type="league", sport=FootballFactory(), actor="test"
+    )
+    with pytest.raises(CommandError, match="multi-sport Games tree"):
+        call_command("medal_table", "league-x")
+
+
+def test_a_file_present_both_plain_and_gzipped_is_refused(db, sample_copy):
+    plain = sample_copy / "medals.csv"
+    (sample_copy / "medals.csv.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    with pytest.raises(GamesInputError, match="keep one of the two"):
+        games_import(directory=sample_copy, code="other", name="Other Games")
+
+
+def test_gzipped_files_are_read_like_plain_ones(sample, tmp_path):
+    target = tmp_path / "gz"
+    (target / "results").mkdir(parents=True)
+    for path in GAMES.rglob("*.csv"):
+        packed = target / path.relative_to(GAMES).with_suffix(".csv.gz")
+        packed.write_bytes(gzip.compress(path.read_bytes()))
+    summary = games_import(directory=target, code="gz", name="Gzipped Games")
+    assert (summary.events, summary.medals, summary.fixtures_created) == (3, 10, 8)
