@@ -99,7 +99,10 @@ class UserAdmin(BaseUserAdmin):
         else:
             super().save_model(request, obj, form, change)
 
-    @admin.action(description="Act as this account (support)")
+    def has_administer_permission(self, request: HttpRequest) -> bool:
+        return may_act_as_others(request.real_user)
+
+    @admin.action(description="Act as this account (support)", permissions=["administer"])
     def act_as(self, request: HttpRequest, queryset) -> HttpResponse | None:
         if not may_act_as_others(request.real_user):
             raise PermissionDenied
@@ -125,7 +128,7 @@ class UserAdmin(BaseUserAdmin):
         # the page that ends acting is on the site.
         return redirect("accounts:acting-as-stop")
 
-    @admin.action(description="E-mail a password reset link")
+    @admin.action(description="E-mail a password reset link", permissions=["administer"])
     def send_reset_link(self, request: HttpRequest, queryset) -> None:
         for user in queryset:
             services.account_token_issue(user=user, purpose="reset", actor=request.real_user)
@@ -175,7 +178,10 @@ class AccountSessionAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
-    @admin.action(description="Revoke (sign out) with a reason", permissions=["view"])
+    def has_administer_permission(self, request: HttpRequest) -> bool:
+        return may_act_as_others(request.real_user)
+
+    @admin.action(description="Revoke (sign out) with a reason", permissions=["administer"])
     def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
         form = _reason_confirmation(request)
         if form is None:

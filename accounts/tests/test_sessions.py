@@ -92,3 +92,20 @@ def test_admin_revoke_action_asks_for_a_reason_then_revokes(client, editor, admi
     )
     session.refresh_from_db()
     assert session.revoke_reason == "left the company"
+
+
+@pytest.mark.django_db
+def test_only_administrators_can_revoke_from_the_console(client, editor, reviewer):
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    _sign_in(Client(), reviewer)
+    session = AccountSession.objects.get(user=reviewer, revoked_at__isnull=True)
+    editor.user_permissions.add(Permission.objects.get(codename="view_accountsession"))
+    client.force_login(editor)
+    client.post(
+        "/admin/accounts/accountsession/",
+        {"action": "revoke", "_selected_action": [session.pk], "confirm": "yes", "reason": "x"},
+    )
+    session.refresh_from_db()
+    assert session.revoked_at is None
