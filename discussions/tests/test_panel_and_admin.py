@@ -187,3 +187,25 @@ def test_the_panel_links_to_the_records_audit_log(client, admin_user):
     client.force_login(admin_user)
     page = client.get(f"/admin/discussions/decisionitem/{item.pk}/change/").content.decode()
     assert f"entity_type=discussions.decisionitem&amp;entity_key={item.pk}" in page
+
+
+def test_the_panel_costs_the_same_queries_however_long_the_thread(client, admin_user, editor):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    item = DecisionItemFactory()
+    thread = services.thread_for(subject=item)
+    url = f"/admin/discussions/decisionitem/{item.pk}/change/"
+    client.force_login(admin_user)
+
+    def count():
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200
+        return len(queries)
+
+    services.comment_post(thread=thread, body="one", actor=editor)
+    short = count()
+    for n in range(5):
+        comment = services.comment_post(thread=thread, body=f"more {n}", actor=editor)
+        services.comment_ack(comment=comment, actor=admin_user)
+    assert count() == short
