@@ -290,6 +290,19 @@ def thread_resolve(
     Notification.objects.filter(
         source_type="discussions.comment", source_id__in=comment_ids, resolved_at__isnull=True
     ).update(resolved_at=now)
+    resolver = _author(actor, acting_as)
+    for user in User.objects.filter(pk__in=_thread_participants(thread)).exclude(pk=resolver.pk):
+        notification_send(
+            recipient=user,
+            actor=resolver,
+            kind=NotificationKind.RESOLVED,
+            context_label=str(thread),
+            body=f"Resolved: {thread.get_outcome_display()}",
+            url=_thread_url(thread),
+            source=thread,
+            # One per resolution: a thread reopened and resolved again notifies again.
+            dedupe_key=f"resolved:{thread.pk}:{user.pk}:{now.isoformat()}",
+        )
     audit_record(
         actor=actor,
         acting_as=acting_as,

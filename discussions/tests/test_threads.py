@@ -154,3 +154,12 @@ def test_a_flag_is_personal_and_can_be_cleared(viewer, editor):
     services.comment_flag_set(comment=comment, actor=editor, flagged=True)
     services.comment_flag_set(comment=comment, actor=viewer, flagged=False)
     assert list(comment.flags.values_list("user", flat=True)) == [editor.pk]
+
+
+def test_resolving_tells_the_other_participants(editor, viewer):
+    thread = ThreadFactory()
+    services.comment_post(thread=thread, body="question", actor=viewer)
+    services.thread_resolve(thread=thread, outcome="done", actor=editor)
+    notification = Notification.objects.get(recipient=viewer, kind="resolved")
+    assert notification.body == "Resolved: Done"
+    assert not Notification.objects.filter(recipient=editor).exists()
