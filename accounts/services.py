@@ -11,7 +11,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import password_validation
-from django.contrib.auth.models import Group
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.backends.base import SessionBase
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -34,6 +33,7 @@ from accounts.models import (
     TokenPurpose,
     User,
 )
+from accounts.roles import role_group
 from accounts.sessions import ACTING_AS_SESSION_KEY
 
 
@@ -281,12 +281,10 @@ def account_status_set(*, user: User, status: str, actor: User, reason: str = ""
 
 
 def account_groups_sync(*, user: User) -> None:
-    # A role is a Django group of the same name: permissions are granted to the group
-    # (``manage.py sync_role_groups``), membership follows the role.
+    """Put the account in its role's group and out of every other role's group."""
     role_names = set(Role.values)
-    keep = Group.objects.get_or_create(name=user.role)[0]
     user.groups.remove(*user.groups.filter(name__in=role_names - {user.role}))
-    user.groups.add(keep)
+    user.groups.add(role_group(user.role))
 
 
 @transaction.atomic

@@ -114,3 +114,11 @@ def test_the_reset_link_action_mails_each_chosen_account(
         )
     assert [message.to for message in mail.outbox] == [[viewer.email]]
     assert AuditEntry.objects.filter(action="account.token.reset", actor=admin_user).exists()
+
+
+@pytest.mark.django_db
+def test_a_role_group_has_its_permissions_from_first_use(admin_user, viewer):
+    account_role_set(user=viewer, role=Role.EDITOR, actor=admin_user)
+    viewer = type(viewer).objects.get(pk=viewer.pk)
+    assert viewer.has_perm("discussions.change_decisionitem")
+    assert not viewer.has_perm("accounts.view_auditentry")
