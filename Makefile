@@ -69,3 +69,6 @@ bench-tree: services ## Benchmark: every fixture under a Games root, MPTT range 
 
 bench-prices: services ## Benchmark: a product page's latest prices at 10M observations vs naive max-per-group
 	$(PY) bench/prices.py
+
+bench-ingest: services ## Benchmark: import the Cricsheet dev corpus into an empty database vs parse + raw COPY, then re-import
+	$(PY) bench/ingest.py $(BENCH_ARGS)

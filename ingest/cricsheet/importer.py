@@ -44,7 +44,14 @@ from sports.cricket.models import (
     InningsMiscountedOver,
     InningsPowerplay,
 )
-from sports.cricket.services import SOURCE, cricket_people_resolve, cricket_sport, cricket_team
+from sports.cricket.services import (
+    SOURCE,
+    Side,
+    cricket_people_resolve,
+    cricket_sides_create,
+    cricket_sport,
+    cricket_team,
+)
 from sports.models import (
     Archetype,
     Competition,
@@ -53,19 +60,16 @@ from sports.models import (
     Fixture,
     FixtureStatus,
     Participant,
-    ResultStatus,
     Sport,
     SubmissionKind,
     Venue,
     WinMethod,
 )
 from sports.services import (
-    CompetitorSpec,
-    EntrantResult,
     competition_create,
     external_id_link,
     fixture_create,
-    fixture_results_record,
+    result_lines_rebuild,
     submission_record,
     timeline_append,
 )
@@ -223,6 +227,7 @@ class _Caches:
         self.kinds: dict[str, DismissalKind] = {}
         self.nodes: dict[str, Competition] = {}
         self.venues: dict[str, Venue] = {}
+        self.teams: dict[tuple[str, str], Participant] = {}
 
     def clear(self) -> None:
         self.__init__()
@@ -242,9 +247,18 @@ class Importer:
         *,
         progress: Callable[[MatchResult], None] | None = None,
     ) -> ImportSummary:
+        return self.run_sources(iter_sources(paths), progress=progress)
+
+    def run_sources(
+        self,
+        sources: Iterable[tuple[str, bytes]],
+        *,
+        progress: Callable[[MatchResult], None] | None = None,
+    ) -> ImportSummary:
+        """Import (file name, bytes) pairs in order; the summary counts every outcome."""
         started = time.perf_counter()
         try:
-            for filename, raw in iter_sources(paths):
+            for filename, raw in sources:
                 result = self.import_file(raw, filename=filename)
                 self.summary.add(result)
                 if progress:
@@ -364,6 +378,14 @@ class Importer:
                 )
         return node
 
+    def _team(self, name: str, gender: str, seen_at: datetime) -> Participant:
+        key = (name, gender)
+        if key not in self.caches.teams:
+            self.caches.teams[key] = cricket_team(
+                name=name, gender=gender, sport=self._sport(), actor=self.actor, seen_at=seen_at
+            )
+        return self.caches.teams[key]
+
     def _venue(self, info: dict) -> Venue | None:
         name = info.get("venue")
         if not name:
@@ -396,36 +418,10 @@ class Importer:
         )
         node = self._competition(info)
         team_names = info["teams"]
-        teams = {
-            name: cricket_team(
-                name=name, gender=info["gender"], sport=sport, actor=self.actor, seen_at=seen_at
-            )
-            for name in team_names
-        }
+        teams = {name: self._team(name, info["gender"], seen_at) for name in team_names}
         people = cricket_people_resolve(
             names=info["registry"]["people"], sport=sport, actor=self.actor, seen_at=seen_at
         )
-        supersubs = info.get("supersubs") or {}
-        squads = []
-        for ordinal, team in enumerate(team_names, start=1):
-            members = [
-                CompetitorSpec(
-                    participant=people[player],
-                    slot="supersub" if supersubs.get(team) == player else "",
-                    entry={"role": "supersub"} if supersubs.get(team) == player else {},
-                )
-                for player in (info.get("players") or {}).get(team, [])
-            ]
-            listed = set((info.get("players") or {}).get(team, []))
-            if supersubs.get(team) and supersubs[team] not in listed:
-                members.append(
-                    CompetitorSpec(
-                        participant=people[supersubs[team]],
-                        slot="supersub",
-                        entry={"role": "supersub"},
-                    )
-                )
-            squads.append(CompetitorSpec(participant=teams[team], ordinal=ordinal, members=members))
         fixture = fixture_create(
             competition=node,
             code=_fixture_code(sport, first_day, team_names),
@@ -438,11 +434,34 @@ class Importer:
             venue=self._venue(info),
             format=_format(info),
             meta=_meta(info, meta, people),
-            competitors=squads,
             source_code=SOURCE,
         )
-        Fixture.objects.filter(pk=fixture.pk).update(first_seen_in=submission)
-        fixture.first_seen_in = submission
+        outcome = info.get("outcome") or {}
+        result, ranks, methods = _result(outcome, team_names)
+        cricket_sides_create(
+            fixture=fixture,
+            sides=[
+                Side(
+                    team=teams[team],
+                    squad=_squad(info, team, people),
+                    rank=ranks.get(team),
+                    win_method=methods.get(team, ""),
+                )
+                for team in team_names
+            ],
+        )
+        status = (
+            FixtureStatus.ABANDONED
+            if outcome.get("result") == "no result"
+            else FixtureStatus.COMPLETED
+        )
+        # A new fixture: its first submission, status and outcome are set in one statement,
+        # then the result lines (win/draw/loss per side) are derived from the ranks.
+        Fixture.objects.filter(pk=fixture.pk).update(
+            first_seen_in=submission, status=status, result=result
+        )
+        fixture.first_seen_in, fixture.status, fixture.result = submission, status, result
+        result_lines_rebuild(fixture=fixture)
         external_id_link(
             source_code=SOURCE,
             entity_type=EntityType.FIXTURE,
@@ -450,7 +469,6 @@ class Importer:
             internal_id=fixture.pk,
             actor=self.actor,
         )
-        self._record_result(fixture, info, teams)
         FixtureOfficial.objects.bulk_create(
             [
                 FixtureOfficial(
@@ -484,27 +502,6 @@ class Importer:
             },
         )
         return fixture, deliveries
-
-    def _record_result(self, fixture: Fixture, info: dict, teams: dict[str, Participant]) -> None:
-        outcome = info.get("outcome") or {}
-        document, ranks, methods = _result(outcome, list(teams))
-        sides = {c.participant_id: c for c in fixture.competitors.filter(parent__isnull=True)}
-        no_result = outcome.get("result") == "no result"
-        fixture_results_record(
-            fixture=fixture,
-            actor=self.actor,
-            source_code=SOURCE,
-            status=FixtureStatus.ABANDONED if no_result else FixtureStatus.COMPLETED,
-            outcome=document,
-            results={
-                sides[teams[name].pk].pk: EntrantResult(
-                    rank=ranks.get(name),
-                    result_status=ResultStatus.FINISHED,
-                    win_method=methods.get(name, ""),
-                )
-                for name in teams
-            },
-        )
 
     def _write_innings(
         self,
@@ -738,6 +735,17 @@ def _fixture_code(sport: Sport, day: date, teams: list[str]) -> str:
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
+
+
+def _squad(info: dict, team: str, people: dict[str, Participant]) -> list[tuple[Participant, str]]:
+    """The team's players in file order; the supersub (a Big Bash rule of 2005-06) keeps
+    "supersub" as the role on their squad entry, added if the list left them out."""
+    listed = (info.get("players") or {}).get(team, [])
+    supersub = (info.get("supersubs") or {}).get(team)
+    squad = [(people[name], "supersub" if name == supersub else "") for name in listed]
+    if supersub and supersub not in listed:
+        squad.append((people[supersub], "supersub"))
+    return squad
 
 
 def _format(info: dict) -> dict:
