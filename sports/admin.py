@@ -36,6 +36,7 @@ from sports.models import (
     LedgerStream,
     Participant,
     ParticipantAlias,
+    PointsAdjustment,
     Sport,
     SportDefinitionVersion,
     StatLine,
@@ -48,14 +49,19 @@ from sports.services import (
     competition_create,
     competition_merge,
     competition_move,
+    competition_update,
     fixture_amend,
+    fixture_award,
     fixture_create,
     fixture_merge,
     fixture_pin,
     fixture_unpin,
     participant_create,
     participant_merge,
+    points_adjustment_create,
     sport_definition_publish,
+    stat_table_rebuild,
+    table_kind_for,
 )
 from sports.services.fixtures import AMENDABLE, PINNABLE
 
@@ -400,7 +406,7 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     # Sorting by a column would scatter the indented rows; the tree order is the point.
     sortable_by = ()
     autocomplete_fields = ("parent",)
-    actions = ("move", "archive", "merge")
+    actions = ("move", "archive", "merge", "rebuild_tables")
     list_per_page = 200
 
     @admin.display(description="name")
@@ -442,9 +448,14 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
         if change:
             changed = [name for name in form.changed_data if name in COMPETITION_PLAIN_FIELDS]
             if changed:
-                # Only the edited columns: a full save would write back the nested-set
-                # columns read when the page was opened, undoing a concurrent move.
-                obj.save(update_fields=[*changed, "updated_at"])
+                # The service writes only the edited columns (a full save would write back
+                # the nested-set columns read when the page was opened, undoing a concurrent
+                # move), logs and audits the edit, and clears tables a config change affects.
+                competition_update(
+                    node=obj,
+                    changes={name: getattr(obj, name) for name in changed},
+                    actor=_actor(request),
+                )
             return
         data = form.cleaned_data
         node = competition_create(
@@ -510,6 +521,13 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             )
         self.message_user(request, f"Archived {changed} node(s).")
         return None
+
+    @admin.action(description="Rebuild league or medal tables", permissions=["change"])
+    def rebuild_tables(self, request: HttpRequest, queryset) -> None:
+        # Tables are derived caches: rebuilding changes no decision, so no confirmation.
+        for node in queryset:
+            stat_table_rebuild(node=node, kind=table_kind_for(node))
+        self.message_user(request, f"Rebuilt the tables of {queryset.count()} node(s).")
 
     @admin.action(description="Merge into one of them…", permissions=["change"])
     def merge(self, request: HttpRequest, queryset) -> HttpResponse | None:
@@ -731,7 +749,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     show_full_result_count = False
     paginator = EstimatedCountPaginator
     inlines = (CompetitorInline, AmendmentInline)
-    actions = ("merge", "pin", "unpin")
+    actions = ("merge", "pin", "unpin", "award")
 
     @admin.display(description="merged", boolean=True)
     def merged(self, obj: Fixture) -> bool:
@@ -843,6 +861,56 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     @admin.action(description="Unpin fields…", permissions=["change"])
     def unpin(self, request: HttpRequest, queryset) -> HttpResponse | None:
         return self._pins(request, queryset, pin=False)
+
+    @admin.action(description="Award the match to a side…", permissions=["change"])
+    def award(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(request, "Award one fixture at a time.", level=messages.ERROR)
+            return None
+        fixture = queryset.get()
+        sides = list(
+            fixture.competitors.filter(parent__isnull=True)
+            .select_related("participant")
+            .order_by("ordinal")
+        )
+        form = _confirmed_form(request, AwardForm, sides=sides)
+        if not form.is_bound or not form.is_valid():
+            return _confirmation_page(
+                self,
+                request,
+                queryset,
+                form=form,
+                action="award",
+                title="Award the match",
+                intro="The chosen side wins (win method AWARDED), the other loses; both are "
+                "pinned so later imports keep the decision.",
+            )
+        winner = next(s for s in sides if str(s.pk) == form.cleaned_data["winner"])
+        try:
+            fixture_award(
+                fixture=fixture,
+                winner=winner,
+                actor=_actor(request),
+                reason=form.cleaned_data["reason"],
+            )
+        except ValidationError as error:
+            self.message_user(request, _error_text(error), level=messages.ERROR)
+            return None
+        self.message_user(request, f"Awarded {fixture} to {winner.participant}.")
+        return None
+
+
+class AwardForm(forms.Form):
+    winner = forms.ChoiceField(widget=forms.RadioSelect)
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=True)
+
+    def __init__(self, *args, sides, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["winner"].choices = [
+            (str(side.pk), f"{side.alignment or side.ordinal}: {side.participant}")
+            for side in sides
+            if side.participant_id
+        ]
 
 
 # --- participants -----------------------------------------------------------------------
@@ -1123,3 +1191,38 @@ class LedgerStreamAdmin(ReadOnlyAdmin):
     list_display = ("subject_kind", "subject_id", "last_seq")
     list_filter = ("subject_kind",)
     show_full_result_count = False
+
+
+class PointsAdjustmentForm(forms.ModelForm):
+    class Meta:
+        model = PointsAdjustment
+        fields = ("competition", "participant", "points", "reason")
+
+
+@admin.register(PointsAdjustment)
+class PointsAdjustmentAdmin(ServiceErrorsMixin, admin.ModelAdmin):
+    """Deductions and awards of league points: a person's decision, made through the
+    service (reason required, audited, tables cleared), then read-only."""
+
+    form = PointsAdjustmentForm
+    list_display = ("competition", "participant", "points", "reason", "decided_by", "decided_at")
+    list_select_related = ("competition", "participant", "decided_by")
+    autocomplete_fields = ("competition", "participant")
+    search_fields = ("participant__name", "competition__name", "reason")
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return obj is None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        adjustment = points_adjustment_create(
+            competition=data["competition"],
+            participant=data["participant"],
+            points=data["points"],
+            reason=data["reason"],
+            actor=_actor(request),
+        )
+        _become(obj, adjustment)

@@ -35,6 +35,7 @@ from sports.models import (
     ParticipantAlias,
     ParticipantSport,
     Sport,
+    TableKind,
     TimelineItem,
 )
 from sports.querysets import follow_merges
@@ -44,11 +45,14 @@ from sports.serializers import (
     FixtureDetailSerializer,
     FixtureSerializer,
     LookupQuerySerializer,
+    MedalRowSerializer,
     ParticipantDetailSerializer,
     ParticipantSerializer,
     SportSerializer,
+    StandingRowSerializer,
     TimelineItemSerializer,
 )
+from sports.services import stat_table
 
 UUID_PATTERN = "[0-9a-fA-F-]{36}"
 # Sorts fixtures without a start time after every scheduled one.
@@ -115,7 +119,7 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         if self.action == "fixtures":
-            return _fixture_list(Fixture.objects.all())
+            return _fixture_list(Fixture.objects.visible_to(self.request.user))
         nodes = Competition.objects.with_effective().select_related("sport")
         if self.action == "list":
             nodes = nodes.canonical()
@@ -156,9 +160,37 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         node = get_object_or_404(Competition.objects.all(), pk=pk)
         if node.merged_into_id is not None:
             return _moved_to_survivor(request, Competition, node.pk, "competition-fixtures")
-        fixtures = self.filter_queryset(_fixture_list(Fixture.objects.under(node)))
+        fixtures = self.filter_queryset(
+            _fixture_list(Fixture.objects.visible_to(request.user).under(node))
+        )
         page = self.paginate_queryset(fixtures)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def _table(self, request: Request, pk, kind: str, url_name: str) -> Response:
+        node = get_object_or_404(Competition.objects.all(), pk=pk)
+        if node.merged_into_id is not None:
+            return _moved_to_survivor(request, Competition, node.pk, url_name)
+        return Response(stat_table(node=node, kind=kind))
+
+    @extend_schema(
+        summary="Medal table folded over this node (a Games root, a sport, an event)",
+        description="Counts per country (NOC code) from the recorded medals only; ranked by "
+        "gold, then silver, then bronze; equal counts share a rank.",
+        responses={200: MedalRowSerializer(many=True), 301: MOVED},
+    )
+    @action(detail=True, url_path="medal-table", pagination_class=None, filterset_class=None)
+    def medal_table(self, request: Request, pk=None) -> Response:
+        return self._table(request, pk, TableKind.MEDALS, "competition-medal-table")
+
+    @extend_schema(
+        summary="League table folded over the completed fixtures under this node",
+        description="Points per result and the tie-break order come from the competition's "
+        "config, inherited down the tree; points adjustments are included.",
+        responses={200: StandingRowSerializer(many=True), 301: MOVED},
+    )
+    @action(detail=True, url_path="standings", pagination_class=None, filterset_class=None)
+    def standings(self, request: Request, pk=None) -> Response:
+        return self._table(request, pk, TableKind.STANDINGS, "competition-standings")
 
 
 @extend_schema_view(
@@ -174,10 +206,12 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         if self.action == "timeline":
             return TimelineItem.objects.all()
         if self.action == "retrieve":
-            return Fixture.objects.with_competitors().select_related(
-                "competition__sport", "definition_version"
+            return (
+                Fixture.objects.visible_to(self.request.user)
+                .with_competitors()
+                .select_related("competition__sport", "definition_version")
             )
-        return _fixture_list(Fixture.objects.all())
+        return _fixture_list(Fixture.objects.visible_to(self.request.user))
 
     @extend_schema(
         summary="One fixture with its sides, entrants and their players",
@@ -204,7 +238,7 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         pagination_class=TimelineCursorPagination,
     )
     def timeline(self, request: Request, pk=None) -> Response:
-        fixture = get_object_or_404(Fixture.objects.only("pk"), pk=pk)
+        fixture = get_object_or_404(Fixture.objects.visible_to(request.user).only("pk"), pk=pk)
         items = self.filter_queryset(TimelineItem.objects.filter(fixture=fixture))
         page = self.paginate_queryset(items)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)

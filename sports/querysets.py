@@ -45,6 +45,18 @@ class FixtureQuerySet(models.QuerySet):
         submission was accepted."""
         return self.filter(merged_into__isnull=True, first_seen_in__accepted=True)
 
+    def visible_to(self, user) -> FixtureQuerySet:
+        """The gate without the canonical filter (a merged id must still answer with its
+        survivor): editors, reviewers and administrators see every fixture; everyone else
+        only those first seen in an accepted submission."""
+        if getattr(user, "is_authenticated", False) and getattr(user, "role", "") in (
+            "editor",
+            "reviewer",
+            "admin",
+        ):
+            return self
+        return self.filter(first_seen_in__accepted=True)
+
     def under(self, node: Competition) -> FixtureQuerySet:
         """Every fixture on ``node`` or any node below it: one range condition on the
         tree's nested-set columns, whatever the depth."""

@@ -313,3 +313,33 @@ __all__ = [
     "SportSerializer",
     "TimelineItemSerializer",
 ]
+
+
+class MedalRowSerializer(serializers.Serializer):
+    """One country's line in a medal table."""
+
+    rank = serializers.IntegerField(help_text="Shared by countries with equal counts.")
+    country = serializers.CharField(help_text="NOC code, e.g. FRA, AIN, EOR.")
+    gold = serializers.IntegerField()
+    silver = serializers.IntegerField()
+    bronze = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class StandingRowSerializer(serializers.Serializer):
+    """One team's line in a league table."""
+
+    position = serializers.IntegerField()
+    team = serializers.CharField()
+    team_id = serializers.UUIDField()
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    drawn = serializers.IntegerField()
+    lost = serializers.IntegerField()
+    goals_for = serializers.IntegerField()
+    goals_against = serializers.IntegerField()
+    goal_difference = serializers.IntegerField()
+    points = serializers.IntegerField()
+    adjustment = serializers.IntegerField(
+        required=False, help_text="Points added (or deducted, negative) by decisions."
+    )

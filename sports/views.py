@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from sports.models import Competition, Fixture, TableKind
 from sports.querysets import follow_merges
-from sports.services import stat_table
+from sports.services import stat_table, table_kind_for
 
 FIXTURES_PER_PAGE = 50
 
@@ -22,13 +22,6 @@ def _node_or_survivor(pk) -> Competition | None:
     if node.merged_into_id:
         return None
     return node
-
-
-def _table_kind(node: Competition, ancestors: list[Competition]) -> str:
-    """A tree whose root has no sport is a multi-sport Games: it folds into a medal table.
-    Everything else folds into a league table."""
-    root = ancestors[0] if ancestors else node
-    return TableKind.MEDALS if root.sport_id is None else TableKind.STANDINGS
 
 
 def competition_list(request: HttpRequest) -> HttpResponse:
@@ -53,7 +46,7 @@ def competition_detail(request: HttpRequest, pk) -> HttpResponse:
         Fixture.objects.public().under(node).with_competitors().order_by("scheduled_start", "code")
     )
     page = Paginator(fixtures, FIXTURES_PER_PAGE).get_page(request.GET.get("page"))
-    kind = _table_kind(node, ancestors)
+    kind = table_kind_for(node)
     return render(
         request,
         "sports/competition_detail.html",

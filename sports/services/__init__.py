@@ -36,6 +36,7 @@ from sports.services.tables import (
     standings_compute,
     stat_table,
     stat_table_rebuild,
+    table_kind_for,
 )
 from sports.services.timeline import timeline_append, timeline_void
 from sports.services.tree import (
@@ -43,6 +44,7 @@ from sports.services.tree import (
     competition_create,
     competition_merge,
     competition_move,
+    competition_update,
     trees_check,
 )
 
@@ -55,6 +57,7 @@ __all__ = [
     "competition_create",
     "competition_merge",
     "competition_move",
+    "competition_update",
     "dangling_external_ids",
     "effective_config",
     "external_id_link",
@@ -80,6 +83,7 @@ __all__ = [
     "stat_table",
     "stat_table_rebuild",
     "submission_record",
+    "table_kind_for",
     "timeline_append",
     "timeline_void",
     "trees_check",

@@ -260,3 +260,14 @@ def points_adjustment_create(
         },
     )
     return adjustment
+
+
+def table_kind_for(node: Competition) -> str:
+    """A tree whose root has no sport is a multi-sport Games and folds into a medal table;
+    every other tree folds into a league table."""
+    root_sport = (
+        Competition.objects.filter(tree_id=node.tree_id, parent__isnull=True)
+        .values_list("sport_id", flat=True)
+        .first()
+    )
+    return TableKind.MEDALS if root_sport is None else TableKind.STANDINGS

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import Q
 
 from sports.models import Competition, CompetitionStatus, Fixture, Sport
 from sports.services.common import Actor, audit_person
@@ -298,3 +299,63 @@ def trees_check() -> list[str]:
                 f"{(tree_id, lft, rght, level)} but the parent links give {tuple(want)}"
             )
     return problems
+
+
+COMPETITION_EDITABLE = (
+    "code",
+    "name",
+    "type",
+    "ordinal",
+    "start_date",
+    "end_date",
+    "fixture_type",
+    "format_code",
+    "config",
+)
+
+
+@transaction.atomic
+def competition_update(*, node: Competition, changes: dict[str, Any], actor: Actor) -> Competition:
+    """Edit a node's plain fields (never its place in the tree: that is ``competition_move``).
+
+    Writes only the changed columns, so nested-set columns read earlier are not written
+    back over a concurrent move. A change of ``config`` (points rule, tie-breaks) or of the
+    inherited codes clears the cached tables of the node, its ancestors and its subtree,
+    because they fold under those rules.
+    """
+    from sports.models import StatTable
+    from sports.services.common import audit_person
+
+    unknown = set(changes) - set(COMPETITION_EDITABLE)
+    if unknown:
+        raise ValidationError(f"Not editable here: {', '.join(sorted(unknown))}.")
+    node = Competition.objects.select_for_update().get(pk=node.pk)
+    changed = {k: v for k, v in changes.items() if getattr(node, k) != v}
+    if not changed:
+        return node
+    before = {k: getattr(node, k) for k in changed}
+    for name, value in changed.items():
+        setattr(node, name, value)
+    node.full_clean(exclude=["parent", "lft", "rght", "tree_id", "level", "sport", "merged_into"])
+    node.save(update_fields=[*changed, "updated_at"])
+    if {"config", "fixture_type", "format_code"} & set(changed):
+        StatTable.objects.filter(
+            competition__tree_id=node.tree_id,
+        ).filter(
+            Q(competition__lft__lte=node.lft, competition__rght__gte=node.rght)
+            | Q(competition__lft__gte=node.lft, competition__rght__lte=node.rght)
+        ).delete()
+    audit_person(
+        actor,
+        action="competition.update",
+        entity=node,
+        key=node.pk,
+        detail={"before": before, "after": changed},
+    )
+    timeline_append(
+        competition=node,
+        event_type="competition.update",
+        actor=actor,
+        payload={"fields": sorted(changed)},
+    )
+    return node

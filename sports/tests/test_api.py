@@ -9,7 +9,7 @@ from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
-from sports.models import Competition, EntityType, ExternalIdMap
+from sports.models import Competition, EntityType, ExternalIdMap, Fixture, SubmissionKind
 from sports.services import (
     CompetitorSpec,
     competition_create,
@@ -20,6 +20,7 @@ from sports.services import (
     fixture_create,
     fixture_merge,
     participant_merge,
+    submission_record,
 )
 from sports.tests.factories import (
     AthleticsFactory,
@@ -76,21 +77,35 @@ def league():
     )
 
 
+def published(fixture):
+    """Public readers see a fixture once its first submission is accepted."""
+    submission = submission_record(
+        kind=SubmissionKind.HAND_ENTRY, source_code="hand", actor="integration:test"
+    )
+    Fixture.objects.filter(pk=fixture.pk).update(first_seen_in=submission)
+    fixture.first_seen_in = submission
+    return fixture
+
+
 def race(node, code, start=None, **kwargs):
-    return fixture_create(competition=node, code=code, scheduled_start=start, actor="t", **kwargs)
+    return published(
+        fixture_create(competition=node, code=code, scheduled_start=start, actor="t", **kwargs)
+    )
 
 
 def match(league, code, start=None, home=None, away=None):
     home, away = home or TeamFactory(), away or TeamFactory()
-    return fixture_create(
-        competition=league,
-        code=code,
-        scheduled_start=start,
-        actor="t",
-        competitors=[
-            CompetitorSpec(participant=home, alignment="home"),
-            CompetitorSpec(participant=away, alignment="away"),
-        ],
+    return published(
+        fixture_create(
+            competition=league,
+            code=code,
+            scheduled_start=start,
+            actor="t",
+            competitors=[
+                CompetitorSpec(participant=home, alignment="home"),
+                CompetitorSpec(participant=away, alignment="away"),
+            ],
+        )
     )
 
 
@@ -317,21 +332,23 @@ def test_fixture_detail_nests_players_under_their_side_in_constant_queries(
     api, league, players, django_assert_num_queries
 ):
     home, away = TeamFactory(name="Arsenal"), TeamFactory(name="Chelsea")
-    fixture = fixture_create(
-        competition=league,
-        code="ars-che",
-        actor="t",
-        competitors=[
-            CompetitorSpec(
-                participant=home,
-                alignment="home",
-                members=[
-                    CompetitorSpec(participant=ParticipantFactory(name=f"Home {n}"))
-                    for n in range(players)
-                ],
-            ),
-            CompetitorSpec(placeholder_label="Winner of QF1", alignment="away"),
-        ],
+    fixture = published(
+        fixture_create(
+            competition=league,
+            code="ars-che",
+            actor="t",
+            competitors=[
+                CompetitorSpec(
+                    participant=home,
+                    alignment="home",
+                    members=[
+                        CompetitorSpec(participant=ParticipantFactory(name=f"Home {n}"))
+                        for n in range(players)
+                    ],
+                ),
+                CompetitorSpec(placeholder_label="Winner of QF1", alignment="away"),
+            ],
+        )
     )
     del away
     with django_assert_num_queries(2):  # the fixture with its joins, the competitors
