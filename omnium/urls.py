@@ -15,6 +15,7 @@ APPS = ("accounts", "sports", "catalogue", "discussions", "ingest")
 api_v1 = [
     path("", ApiRootView.as_view(), name="api-root"),
     *[path("", include(f"{app}.api_urls")) for app in APPS],
+    path("", include("sports.cricket.api_urls")),
 ]
 
 urlpatterns = [
@@ -25,4 +26,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     *[path("", include(f"{app}.urls", namespace=app)) for app in APPS],
+    path("", include("sports.cricket.urls", namespace="cricket")),
 ]

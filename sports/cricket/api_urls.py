@@ -1,0 +1,18 @@
+"""Cricket API routes (mounted under /api/v1/ by omnium/urls.py)."""
+
+from django.urls import path
+
+from sports.cricket.apis import FixtureDeliveriesApi, FixtureScorecardApi
+
+urlpatterns = [
+    path(
+        "cricket/fixtures/<uuid:pk>/scorecard/",
+        FixtureScorecardApi.as_view(),
+        name="cricket-fixture-scorecard",
+    ),
+    path(
+        "cricket/fixtures/<uuid:pk>/deliveries/",
+        FixtureDeliveriesApi.as_view(),
+        name="cricket-fixture-deliveries",
+    ),
+]

@@ -1,0 +1,77 @@
+"""API shapes of cricket: explicit fields only."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from sports.cricket.models import Delivery, DeliveryWicket, DeliveryWicketFielder
+
+
+class PersonRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+
+
+class FielderSerializer(serializers.ModelSerializer):
+    participant = PersonRefSerializer(allow_null=True)
+
+    class Meta:
+        model = DeliveryWicketFielder
+        fields = ["participant", "substitute"]
+
+
+class WicketSerializer(serializers.ModelSerializer):
+    player_out = PersonRefSerializer()
+    kind = serializers.CharField(source="kind.name")
+    credits_bowler = serializers.BooleanField(source="kind.credits_bowler")
+    fielders = FielderSerializer(many=True)
+
+    class Meta:
+        model = DeliveryWicket
+        fields = ["player_out", "kind", "kind_raw", "credits_bowler", "fielders"]
+
+
+class DeliverySerializer(serializers.ModelSerializer):
+    """One live delivery. ``over``/``position`` are its identity; ``ball_label`` is the
+    printed number, which repeats after wides and no-balls."""
+
+    innings = serializers.IntegerField(source="innings.ordinal")
+    super_over = serializers.BooleanField(source="innings.super_over")
+    over = serializers.IntegerField(source="over_number")
+    batter = PersonRefSerializer()
+    bowler = PersonRefSerializer()
+    non_striker = PersonRefSerializer()
+    extras = serializers.SerializerMethodField()
+    wickets = WicketSerializer(many=True)
+
+    class Meta:
+        model = Delivery
+        fields = [
+            "id",
+            "innings",
+            "super_over",
+            "sequence",
+            "over",
+            "position",
+            "ball_label",
+            "actual_delivery",
+            "batter",
+            "bowler",
+            "non_striker",
+            "runs_batter",
+            "runs_extras",
+            "runs_total",
+            "non_boundary",
+            "extras",
+            "wickets",
+            "revision",
+        ]
+
+    def get_extras(self, delivery: Delivery) -> dict[str, int | None]:
+        return {
+            "wides": delivery.extra_wides,
+            "noballs": delivery.extra_noballs,
+            "byes": delivery.extra_byes,
+            "legbyes": delivery.extra_legbyes,
+            "penalty": delivery.extra_penalty,
+        }
