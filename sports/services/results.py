@@ -191,6 +191,25 @@ def fixture_results_record(
     Holds the fixture's row lock."""
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
     competitors = {c.pk: c for c in fixture.competitors.filter(parent__isnull=True)}
+    definition = fixture.definition_version
+    allowed = {"DNS", "DNF", "DSQ", *((definition.status_codes or {}) if definition else {})}
+    if definition is not None and definition.status_codes:
+        # The sport's own outcome words are declared in its definition; anything else is
+        # a typo or a code from another sport.
+        wrong = sorted(
+            {
+                r.status_code
+                for r in results.values()
+                if r.status_code and r.status_code not in allowed
+            }
+        )
+        if wrong:
+            raise ValidationError(
+                {
+                    "status_code": f"{', '.join(wrong)} not among {fixture.sport}'s status codes "
+                    f"({', '.join(sorted(allowed))})."
+                }
+            )
     unknown = set(results) - set(competitors)
     if unknown:
         raise ValidationError(f"Not a side or entrant of {fixture}: {sorted(map(str, unknown))}.")
