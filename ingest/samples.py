@@ -36,8 +36,19 @@ def _catalogue() -> str:
     return load_catalogue_sample()
 
 
+def _cricket() -> str:
+    from ingest.cricsheet.importer import import_paths
+
+    # Thirty real matches chosen for their edge cases, see samples/cricket/README.md.
+    summary = import_paths([SAMPLES / "cricket"])
+    if summary.rejected:
+        raise RuntimeError("\n".join(summary.rejections))
+    return summary.line()
+
+
 SAMPLE_LOADERS: list[tuple[str, Callable[[], str]]] = [
     ("Premier League 2018/19 (openfootball, CC0)", _football_season),
     ("Sample Games (hand-made)", _games),
     ("Duty-free catalogue sample (hand-made)", _catalogue),
+    ("Cricket: 30 Cricsheet matches (cricsheet.org, ODC-By 1.0)", _cricket),
 ]
