@@ -111,12 +111,29 @@ class ServiceErrorsMixin:
     failed save is kept.
     """
 
+    #: The add page's form (new rows are created by a service in ``save_model``) and the
+    #: fields a change page shows; admins without them keep Django's defaults.
+    create_form: type[forms.ModelForm] | None = None
+    fields_on_change: tuple[str, ...] | None = None
+
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except ValidationError as error:
             self.message_user(request, f"Nothing was saved: {_error_text(error)}", messages.ERROR)
             return HttpResponseRedirect(request.get_full_path())
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is None and self.create_form is not None:
+            kwargs["form"] = self.create_form
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None and self.create_form is not None:
+            return self.create_form.Meta.fields
+        if obj is not None and self.fields_on_change is not None:
+            return self.fields_on_change
+        return super().get_fields(request, obj)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -274,23 +291,16 @@ class SportDefinitionVersionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     list_filter = ("sport",)
     list_select_related = ("sport",)
 
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        if obj is None:
-            kwargs["form"] = DefinitionPublishForm
-        return super().get_form(request, obj, change=change, **kwargs)
-
-    def get_fields(self, request, obj=None):
-        if obj is None:
-            return DefinitionPublishForm.Meta.fields
-        return (
-            "sport",
-            "version",
-            "plugin",
-            "meta_schema",
-            "format_schema",
-            "status_codes",
-            "notes",
-        )
+    create_form = DefinitionPublishForm
+    fields_on_change = (
+        "sport",
+        "version",
+        "plugin",
+        "meta_schema",
+        "format_schema",
+        "status_codes",
+        "notes",
+    )
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
@@ -419,23 +429,16 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             " / ", "{}", ((_admin_link(node, node.name),) for node in obj.get_ancestors())
         )
 
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        if obj is None:
-            kwargs["form"] = CompetitionCreateForm
-        return super().get_form(request, obj, change=change, **kwargs)
-
-    def get_fields(self, request, obj=None):
-        if obj is None:
-            return CompetitionCreateForm.Meta.fields
-        return (
-            "breadcrumb",
-            "parent",
-            "sport",
-            "status",
-            "merged_into",
-            "level",
-            *COMPETITION_PLAIN_FIELDS,
-        )
+    create_form = CompetitionCreateForm
+    fields_on_change = (
+        "breadcrumb",
+        "parent",
+        "sport",
+        "status",
+        "merged_into",
+        "level",
+        *COMPETITION_PLAIN_FIELDS,
+    )
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
@@ -1016,22 +1019,15 @@ class ParticipantAdmin(ServiceErrorsMixin, admin.ModelAdmin):
         names = [str(link.sport) for link in obj.sports.select_related("sport")]
         return ", ".join(names) or "every sport (the Commons)"
 
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        if obj is None:
-            kwargs["form"] = ParticipantCreateForm
-        return super().get_form(request, obj, change=change, **kwargs)
-
-    def get_fields(self, request, obj=None):
-        if obj is None:
-            return ParticipantCreateForm.Meta.fields
-        return (
-            *PARTICIPANT_IDENTITY,
-            "survivor",
-            "seen_by",
-            "external_ids",
-            "code",
-            "meta",
-        )
+    create_form = ParticipantCreateForm
+    fields_on_change = (
+        *PARTICIPANT_IDENTITY,
+        "survivor",
+        "seen_by",
+        "external_ids",
+        "code",
+        "meta",
+    )
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:

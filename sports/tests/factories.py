@@ -115,3 +115,20 @@ class CompetitorFactory(factory.django.DjangoModelFactory):
 
     fixture = factory.SubFactory(FixtureFactory)
     participant = factory.SubFactory(TeamFactory)
+
+
+def publish(fixture, *, accepted=True):
+    """Record the submission that first brought ``fixture``; public readers see it only
+    when that submission is accepted."""
+    from sports.models import Fixture, SubmissionKind
+    from sports.services import submission_record
+
+    submission = submission_record(
+        kind=SubmissionKind.HAND_ENTRY,
+        source_code="hand",
+        actor="integration:test",
+        accepted=accepted,
+    )
+    Fixture.objects.filter(pk=fixture.pk).update(first_seen_in=submission)
+    fixture.first_seen_in = submission
+    return fixture

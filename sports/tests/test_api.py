@@ -9,7 +9,7 @@ from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
-from sports.models import Competition, EntityType, ExternalIdMap, Fixture, SubmissionKind
+from sports.models import Competition, EntityType, ExternalIdMap
 from sports.services import (
     CompetitorSpec,
     competition_create,
@@ -20,7 +20,6 @@ from sports.services import (
     fixture_create,
     fixture_merge,
     participant_merge,
-    submission_record,
 )
 from sports.tests.factories import (
     AthleticsFactory,
@@ -28,6 +27,7 @@ from sports.tests.factories import (
     ParticipantFactory,
     SportFactory,
     TeamFactory,
+    publish,
 )
 
 pytestmark = pytest.mark.django_db
@@ -77,25 +77,15 @@ def league():
     )
 
 
-def published(fixture):
-    """Public readers see a fixture once its first submission is accepted."""
-    submission = submission_record(
-        kind=SubmissionKind.HAND_ENTRY, source_code="hand", actor="integration:test"
-    )
-    Fixture.objects.filter(pk=fixture.pk).update(first_seen_in=submission)
-    fixture.first_seen_in = submission
-    return fixture
-
-
 def race(node, code, start=None, **kwargs):
-    return published(
+    return publish(
         fixture_create(competition=node, code=code, scheduled_start=start, actor="t", **kwargs)
     )
 
 
 def match(league, code, start=None, home=None, away=None):
     home, away = home or TeamFactory(), away or TeamFactory()
-    return published(
+    return publish(
         fixture_create(
             competition=league,
             code=code,
@@ -332,7 +322,7 @@ def test_fixture_detail_nests_players_under_their_side_in_constant_queries(
     api, league, players, django_assert_num_queries
 ):
     home, away = TeamFactory(name="Arsenal"), TeamFactory(name="Chelsea")
-    fixture = published(
+    fixture = publish(
         fixture_create(
             competition=league,
             code="ars-che",

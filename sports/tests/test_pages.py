@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from sports.models import Fixture, FixtureCompetitor, SubmissionKind
+from sports.models import Fixture, FixtureCompetitor
 from sports.services import (
     CompetitorSpec,
     EntrantResult,
@@ -11,21 +11,10 @@ from sports.services import (
     fixture_create,
     fixture_merge,
     fixture_results_record,
-    submission_record,
 )
-from sports.tests.factories import AthleticsFactory, FootballFactory, TeamFactory
+from sports.tests.factories import AthleticsFactory, FootballFactory, TeamFactory, publish
 
 pytestmark = pytest.mark.django_db
-
-
-def _publish(fixture, accepted=True):
-    submission = submission_record(
-        kind=SubmissionKind.HAND_ENTRY,
-        source_code="hand",
-        actor="integration:test",
-        accepted=accepted,
-    )
-    Fixture.objects.filter(pk=fixture.pk).update(first_seen_in=submission)
 
 
 def _match(league, home, away, score, code):
@@ -39,7 +28,7 @@ def _match(league, home, away, score, code):
             CompetitorSpec(participant=away, alignment="away"),
         ],
     )
-    _publish(fixture)
+    publish(fixture)
     sides = {c.alignment: c for c in fixture.competitors.all()}
     h, a = score
     fixture_results_record(
@@ -73,7 +62,7 @@ def test_the_competition_page_shows_its_table_and_fixtures(client, league):
 def test_an_unpublished_fixture_is_invisible_on_every_public_page(client, league):
     hidden = _match(league, *TeamFactory.create_batch(2), (9, 0), "secret")
     Fixture.objects.filter(pk=hidden.pk).update(first_seen_in=None)
-    _publish(hidden, accepted=False)
+    publish(hidden, accepted=False)
     page = client.get(reverse("sports:competition-detail", args=[league.pk])).content.decode()
     assert hidden.name not in page
     assert client.get(reverse("sports:fixture-detail", args=[hidden.pk])).status_code == 404
@@ -84,7 +73,7 @@ def test_an_unpublished_fixture_is_invisible_on_every_public_page(client, league
 def test_a_merged_fixture_redirects_to_its_survivor(client, league):
     survivor = Fixture.objects.get(code="m0")
     twin = fixture_create(competition=league, code="m0-dup", actor="t")
-    _publish(twin)
+    publish(twin)
     fixture_merge(loser=twin, survivor=survivor, actor="t", reason="duplicate")
     response = client.get(reverse("sports:fixture-detail", args=[twin.pk]))
     assert response.status_code == 301
@@ -110,7 +99,7 @@ def test_a_ranked_field_page_shows_marks_and_irm_codes(client):
         actor="t",
         competitors=[CompetitorSpec(participant=p, entry={"country": "KEN"}) for p in entrants],
     )
-    _publish(fixture)
+    publish(fixture)
     first, second = fixture.competitors.order_by("ordinal")
     fixture_results_record(
         fixture=fixture,
@@ -140,7 +129,7 @@ def test_the_medal_table_page_ranks_countries(client):
             for p, c in zip(athletes, ("KEN", "ETH", "KEN"), strict=True)
         ],
     )
-    _publish(fixture)
+    publish(fixture)
     rows = list(FixtureCompetitor.objects.filter(fixture=fixture).order_by("ordinal"))
     fixture_results_record(
         fixture=fixture,
@@ -197,6 +186,6 @@ def test_a_fixture_page_lists_each_sides_line_up(client):
             CompetitorSpec(participant=TeamFactory(), alignment="away"),
         ],
     )
-    _publish(fixture)
+    publish(fixture)
     page = client.get(reverse("sports:fixture-detail", args=[fixture.pk])).content.decode()
     assert "Ada Keeper" in page and "GK" in page

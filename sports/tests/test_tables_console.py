@@ -11,7 +11,6 @@ from sports.models import (
     Fixture,
     PointsAdjustment,
     StatTable,
-    SubmissionKind,
     TableKind,
 )
 from sports.services import (
@@ -21,21 +20,10 @@ from sports.services import (
     fixture_create,
     fixture_results_record,
     stat_table,
-    submission_record,
 )
-from sports.tests.factories import AthleticsFactory, FootballFactory, TeamFactory
+from sports.tests.factories import AthleticsFactory, FootballFactory, TeamFactory, publish
 
 pytestmark = pytest.mark.django_db
-
-
-def _publish(fixture, accepted=True):
-    submission = submission_record(
-        kind=SubmissionKind.HAND_ENTRY,
-        source_code="hand",
-        actor="integration:test",
-        accepted=accepted,
-    )
-    Fixture.objects.filter(pk=fixture.pk).update(first_seen_in=submission)
 
 
 @pytest.fixture
@@ -60,7 +48,7 @@ def league():
                 CompetitorSpec(participant=teams[away], alignment="away"),
             ],
         )
-        _publish(fixture, accepted=published)
+        publish(fixture, accepted=published)
         sides = {c.alignment: c for c in fixture.competitors.all()}
         fixture_results_record(
             fixture=fixture,
@@ -103,7 +91,7 @@ def test_medal_table_endpoint_ranks_countries_with_shared_ranks(anon_client):
                 CompetitorSpec(participant=TeamFactory(), entry={"country": c}) for c in medals
             ],
         )
-        _publish(fixture)
+        publish(fixture)
         rows = list(fixture.competitors.order_by("ordinal"))
         fixture_results_record(
             fixture=fixture,
