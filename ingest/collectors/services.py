@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from catalogue import services as catalogue_services
@@ -265,14 +265,18 @@ def source_collect(
                             fx=fx,
                             tally=tally,
                         )
-                    except ValidationError as exc:
+                    except (ValidationError, DataError, IntegrityError) as exc:
+                        # The row's savepoint is already rolled back, and with it any brand
+                        # or line the book cached while writing it: start a fresh book.
+                        book = catalogue_services.identity_book()
+                        messages = exc.messages if isinstance(exc, ValidationError) else [str(exc)]
                         _reject(
                             run,
                             tally,
                             Rejection(
                                 row_number=item.row_number,
                                 reason="invalid_record",
-                                message="; ".join(exc.messages),
+                                message="; ".join(messages),
                                 payload=item.payload,
                                 source_sku=item.source_sku,
                             ),

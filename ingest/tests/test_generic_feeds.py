@@ -248,3 +248,16 @@ def test_the_collect_command_turns_a_bad_file_into_a_command_error(source, tmp_p
 def test_the_collect_command_refuses_an_unknown_source():
     with pytest.raises(CommandError, match="No source 'nope'"):
         call_command("collect", "nope")
+
+
+def test_a_row_the_database_refuses_is_rejected_and_the_run_carries_on(tmp_path, source):
+    too_long = "x" * 300
+    path = write(
+        tmp_path,
+        HEADER
+        + f"{too_long},Sauvage EDT Men 100 ml,Dior,80,GBP,2026-01-05T09:00:00Z,,,\n"
+        + "A2,Sauvage EDP Men 100 ml,Dior,90,GBP,2026-01-05T09:00:00Z,,,\n",
+    )
+    run = source_collect(source=source, path=path)
+    assert (run.products_seen, run.skip_counts) == (1, {"invalid_record": 1})
+    assert RejectedObservation.objects.get().row_number == 2
