@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from accounts import services
 from accounts.acting import may_act_as_others
 from accounts.forms import ReasonForm
-from accounts.models import AccountGrant, AccountSession, AuditEntry, User
+from accounts.models import AccountGrant, AccountSession, AuditEntry, EmailSend, User
 
 
 def _reason_confirmation(request: HttpRequest) -> ReasonForm | None:
@@ -226,6 +226,24 @@ class AuditEntryAdmin(admin.ModelAdmin):
     date_hierarchy = "at"
     show_full_result_count = False
     readonly_fields = ("at", "actor", "acting_as", "action", "entity_type", "entity_key", "detail")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(EmailSend)
+class EmailSendAdmin(admin.ModelAdmin):
+    """The mail caps' ledger, read-only."""
+
+    list_display = ("sent_at", "bucket")
+    search_fields = ("bucket",)
+    show_full_result_count = False
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -287,3 +287,24 @@ class Subscriber(UUIDModel):
 
     def __str__(self) -> str:
         return f"subscriber {self.pk}"
+
+
+class EmailSend(models.Model):
+    """The mail caps' ledger: one row per message sent, keyed by the bucket it counts
+    against (``auth:<account>`` for sign-in links, ``notify:<account>`` for notifications).
+    Append-only: a cap that could be reset by deleting rows would be no cap."""
+
+    id = models.BigAutoField(primary_key=True)
+    bucket = models.CharField(max_length=120)
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["bucket", "sent_at"], name="accounts_email_bucket_idx")]
+        triggers = [
+            pgtrigger.Protect(
+                name="email_sends_append_only", operation=pgtrigger.Update | pgtrigger.Delete
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bucket} at {self.sent_at}"

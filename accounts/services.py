@@ -16,7 +16,7 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.mail import send_mail
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -28,6 +28,7 @@ from accounts.models import (
     AccountStatus,
     AccountToken,
     AuditEntry,
+    EmailSend,
     Role,
     Subscriber,
     TokenPurpose,
@@ -110,6 +111,33 @@ def admin_account_ensure(*, username: str, password: str) -> tuple[User, bool]:
     return user, True
 
 
+# --- mail caps ---------------------------------------------------------------------------
+
+
+def mail_cap(kind: str) -> tuple[int, timedelta]:
+    """(messages, period) allowed per bucket of ``kind``; read at call time from settings."""
+    caps = {
+        "auth": (settings.AUTH_MAIL_CAP, timedelta(hours=1)),
+        "notify": (settings.NOTIFICATION_MAIL_CAP, timedelta(hours=1)),
+    }
+    return caps[kind]
+
+
+@transaction.atomic
+def email_send_reserve(*, bucket: str) -> bool:
+    """Count one message against ``bucket`` (``<kind>:<key>``) if it is under its cap;
+    False when it is full. Holds a transaction-scoped advisory lock on the bucket, so two
+    workers cannot both see room for the last message."""
+    cap, period = mail_cap(bucket.split(":", 1)[0])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [bucket])
+    sent = EmailSend.objects.filter(bucket=bucket, sent_at__gt=timezone.now() - period).count()
+    if sent >= cap:
+        return False
+    EmailSend.objects.create(bucket=bucket)
+    return True
+
+
 # --- tokens: welcome and reset links ----------------------------------------------------
 
 TOKEN_LIFETIME = timedelta(hours=48)
@@ -141,6 +169,8 @@ def account_token_issue(*, user: User, purpose: str, actor: User | None) -> Acco
     """
     if not user.email:
         raise ValidationError({"email": "The account has no e-mail address to send a link to."})
+    if not email_send_reserve(bucket=f"auth:{user.pk}"):
+        raise ValidationError("Too many sign-in e-mails to this account lately; try later.")
     raw_token = secrets.token_urlsafe(32)
     now = timezone.now()
     token = AccountToken.objects.create(
@@ -251,7 +281,11 @@ def password_reset_request(*, email: str) -> AccountToken | None:
     users = list(User.objects.filter(email__iexact=email.strip(), status=AccountStatus.ACTIVE)[:2])
     if len(users) != 1:
         return None
-    return account_token_issue(user=users[0], purpose=TokenPurpose.RESET, actor=None)
+    try:
+        return account_token_issue(user=users[0], purpose=TokenPurpose.RESET, actor=None)
+    except ValidationError:
+        # The account's mail cap is full: answering differently would reveal the account.
+        return None
 
 
 # --- status, role, grants ----------------------------------------------------------------

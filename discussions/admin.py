@@ -11,7 +11,6 @@ from discussions.models import (
     ClientUpload,
     Comment,
     DecisionItem,
-    EmailSend,
     FeaturePriority,
     Notification,
     QuoteRequest,
@@ -76,13 +75,6 @@ class NotificationAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "recipient", "kind", "context_label", "read_at", "delivered_at")
     list_filter = ("kind",)
     list_select_related = ("recipient",)
-    show_full_result_count = False
-
-
-@admin.register(EmailSend)
-class EmailSendAdmin(ReadOnlyAdmin):
-    list_display = ("sent_at", "bucket")
-    search_fields = ("bucket",)
     show_full_result_count = False
 
 

@@ -278,25 +278,6 @@ class Notification(models.Model):
         return f"{self.kind} for {self.recipient_id}"
 
 
-class EmailSend(models.Model):
-    """The mail caps' ledger: one row per message sent, by the bucket it counts against."""
-
-    id = models.BigAutoField(primary_key=True)
-    bucket = models.CharField(max_length=120)
-    sent_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["bucket", "sent_at"], name="discussions_email_bucket_idx")]
-        triggers = [
-            pgtrigger.Protect(
-                name="email_sends_append_only", operation=pgtrigger.Update | pgtrigger.Delete
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.bucket} at {self.sent_at}"
-
-
 # --- client surfaces -----------------------------------------------------------------------
 
 

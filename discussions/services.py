@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.mail import send_mail
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from accounts.models import AccountPreference, AccountStatus, Role, User
-from accounts.services import audit_record
+from accounts.services import audit_record, email_send_reserve
 from discussions.models import (
     Article,
     ArticleKind,
@@ -31,7 +30,6 @@ from discussions.models import (
     CommentAck,
     CommentFlag,
     DecisionItem,
-    EmailSend,
     FeaturePriority,
     ItemStatus,
     Notification,
@@ -480,30 +478,6 @@ def notification_mark_read(*, notification: Notification, actor: User) -> Notifi
 @transaction.atomic
 def notifications_mark_all_read(*, actor: User) -> int:
     return Notification.objects.for_recipient(actor).unread().update(read_at=timezone.now())
-
-
-# Caps per bucket kind: (messages, period). A busy thread cannot flood anyone's inbox.
-MAIL_CAPS: dict[str, tuple[int, timedelta]] = {
-    "notify": (settings.NOTIFICATION_MAIL_CAP, timedelta(hours=1)),
-}
-
-
-@transaction.atomic
-def email_send_reserve(*, bucket: str) -> bool:
-    """Count one message against ``bucket`` if it is under its cap; False when it is full.
-
-    Holds a transaction-scoped advisory lock on the bucket, so two workers cannot both see
-    room for the last message.
-    """
-    kind = bucket.split(":", 1)[0]
-    cap, period = MAIL_CAPS[kind]
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [bucket])
-    sent = EmailSend.objects.filter(bucket=bucket, sent_at__gt=timezone.now() - period).count()
-    if sent >= cap:
-        return False
-    EmailSend.objects.create(bucket=bucket)
-    return True
 
 
 def notification_mail_deliver(*, notification_id: int) -> bool:

@@ -140,6 +140,8 @@ AXES_VERBOSE = False
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 # Discussions: at most this many notification e-mails per person per hour.
 NOTIFICATION_MAIL_CAP = env_int("NOTIFICATION_MAIL_CAP", 10, minimum=1)
+# Sign-in links (welcome, reset) per account per hour.
+AUTH_MAIL_CAP = env_int("AUTH_MAIL_CAP", 3, minimum=1)
 CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
 
 LANGUAGE_CODE = "en-gb"

@@ -102,3 +102,12 @@ def test_redeeming_a_token_is_audited(invited):
     entry = AuditEntry.objects.get(action="account.password_set")
     assert entry.actor == invited
     assert entry.detail["via"] == "welcome"
+
+
+def test_sign_in_mail_is_capped_per_account(settings, editor, django_capture_on_commit_callbacks):
+    settings.AUTH_MAIL_CAP = 2
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(4):
+            password_reset_request(email=editor.email)
+    assert len(mail.outbox) == 2
+    assert AccountToken.objects.filter(user=editor).count() == 2

@@ -4,9 +4,9 @@ import pytest
 from django.core import mail
 from django.db import close_old_connections
 
-from accounts.models import AccountPreference
+from accounts.models import AccountPreference, EmailSend
 from discussions import services
-from discussions.models import EmailSend, Notification
+from discussions.models import Notification
 from discussions.tests.factories import CommentFactory, ThreadFactory
 
 
@@ -145,27 +145,21 @@ def test_marking_someone_elses_notification_read_is_refused(editor, viewer):
 @pytest.mark.django_db(transaction=True)
 def test_the_mail_cap_holds_under_concurrent_deliveries(settings, editor, viewer):
     settings.NOTIFICATION_MAIL_CAP = 3
-    from datetime import timedelta
+    ids = [_notification(viewer, editor, n).pk for n in range(8)]
+    barrier = threading.Barrier(len(ids))
+    outcomes = []
 
-    services.MAIL_CAPS["notify"] = (3, timedelta(hours=1))
-    try:
-        ids = [_notification(viewer, editor, n).pk for n in range(8)]
-        barrier = threading.Barrier(len(ids))
-        outcomes = []
+    def deliver(notification_id):
+        try:
+            barrier.wait()
+            outcomes.append(services.notification_mail_deliver(notification_id=notification_id))
+        finally:
+            close_old_connections()
 
-        def deliver(notification_id):
-            try:
-                barrier.wait()
-                outcomes.append(services.notification_mail_deliver(notification_id=notification_id))
-            finally:
-                close_old_connections()
-
-        workers = [threading.Thread(target=deliver, args=(pk,)) for pk in ids]
-        for worker in workers:
-            worker.start()
-        for worker in workers:
-            worker.join()
-    finally:
-        services.MAIL_CAPS["notify"] = (settings.NOTIFICATION_MAIL_CAP, timedelta(hours=1))
+    workers = [threading.Thread(target=deliver, args=(pk,)) for pk in ids]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
     assert outcomes.count(True) == 3
     assert EmailSend.objects.filter(bucket=f"notify:{viewer.pk}").count() == 3

@@ -120,7 +120,7 @@ def test_the_inbox_needs_a_sign_in(client):
         "/admin/discussions/thread/",
         "/admin/discussions/comment/",
         "/admin/discussions/notification/",
-        "/admin/discussions/emailsend/",
+        "/admin/accounts/emailsend/",
         "/admin/discussions/decisionitem/",
         "/admin/discussions/featurepriority/",
         "/admin/discussions/quoteselection/",

@@ -1,6 +1,7 @@
 import pytest
 
-from discussions.models import EmailSend, Notification
+from accounts.models import EmailSend
+from discussions.models import Notification
 from discussions.tasks import deliver_notification_mail
 from discussions.tests.factories import CommentFactory
 
