@@ -8,6 +8,7 @@ every fixture id under the root. Prints the medians and the ratio (CTE / MPTT).
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -145,10 +146,25 @@ def main() -> None:
     assert sorted(by_mptt()) == sorted(by_cte())
     mptt = median_ms(by_mptt, runs=args.runs)
     cte = median_ms(by_cte, runs=args.runs)
+
+    def server_ms(sql, params) -> float:
+        """PostgreSQL's own execution time: the query without shipping rows to Python."""
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + sql, params)
+            return cursor.fetchone()[0][0]["Execution Time"]
+
+    server_mptt = statistics.median(
+        server_ms(MPTT_SQL, [root.tree_id, root.lft, root.rght]) for _ in range(11)
+    )
+    server_cte = statistics.median(server_ms(CTE_SQL, [root.pk]) for _ in range(11))
     print(f"every fixture under the root ({expected} rows, median of {args.runs}):")
     print(f"  nested-set range (MPTT)  {mptt:8.2f} ms")
     print(f"  recursive CTE            {cte:8.2f} ms")
     print(f"  ratio CTE / MPTT         {cte / mptt:8.2f}x")
+    print("inside PostgreSQL (EXPLAIN ANALYZE, median of 11; the rest is shipping the rows):")
+    print(f"  nested-set range (MPTT)  {server_mptt:8.2f} ms")
+    print(f"  recursive CTE            {server_cte:8.2f} ms")
+    print(f"  ratio CTE / MPTT         {server_cte / server_mptt:8.2f}x")
     print(
         closing_line("tree", mptt_ms=f"{mptt:.2f}", cte_ms=f"{cte:.2f}", ratio=f"{cte / mptt:.2f}")
     )
