@@ -383,7 +383,10 @@ def grant_remove(*, user: User, subject: models.Model, actor: User) -> None:
 
 @transaction.atomic
 def session_revoke(*, session: AccountSession, actor: User, reason: str) -> AccountSession:
-    """End a signed-in session now; the browser is signed out on its next request."""
+    """End a signed-in session now; the browser is signed out on its next request.
+    Its owner may end it, and so may an administrator."""
+    if actor.pk != session.user_id and not may_act_as_others(actor):
+        raise PermissionDenied("You can only sign out your own sessions.")
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": "Say why the session is being revoked."})

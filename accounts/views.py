@@ -5,11 +5,13 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.signing import BadSignature, TimestampSigner
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts import services
 from accounts.forms import SUBSCRIBE_CONSENT, ResetRequestForm, SetPasswordForm, SubscribeForm
+from accounts.models import AccountSession
+from accounts.sessions import key_digest
 
 _unsubscribe_signer = TimestampSigner(salt="accounts.unsubscribe")
 
@@ -58,6 +60,23 @@ def acting_as_stop(request: HttpRequest) -> HttpResponse:
         services.acting_as_stop(session=request.session, actor=request.real_user)
         return redirect("admin:index")
     return render(request, "accounts/acting_as.html", {"acting_as": request.acting_as})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def my_sessions(request: HttpRequest) -> HttpResponse:
+    """The browsers signed in as me, and a way to sign any of them out."""
+    person = request.real_user
+    current = key_digest(request.session.session_key or "")
+    live = AccountSession.objects.filter(user=person).live()
+    if request.method == "POST":
+        session = get_object_or_404(live, key_digest=request.POST.get("session", ""))
+        services.session_revoke(
+            session=session, actor=person, reason="signed out from another browser"
+        )
+        return redirect("accounts:my-sessions")
+    sessions = live.order_by("-last_seen_at").only("key_digest", "created_at", "last_seen_at")
+    return render(request, "accounts/my_sessions.html", {"sessions": sessions, "current": current})
 
 
 @require_http_methods(["GET", "POST"])

@@ -2,7 +2,7 @@ import hashlib
 
 import pytest
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 
 from accounts.models import AccountSession, AccountStatus
 from accounts.services import account_status_set, session_revoke
@@ -109,3 +109,27 @@ def test_only_administrators_can_revoke_from_the_console(client, editor, reviewe
     )
     session.refresh_from_db()
     assert session.revoked_at is None
+
+
+@pytest.mark.django_db
+def test_a_person_can_sign_out_their_other_browser(editor):
+    from django.test import Client
+
+    laptop, phone = Client(), Client()
+    _sign_in(laptop, editor)
+    phone_cookie = _sign_in(phone, editor)
+    phone_digest = hashlib.sha256(phone_cookie.encode()).hexdigest()
+    page = laptop.get("/account/sessions/").content.decode()
+    assert page.count("Sign out") == 1
+    laptop.post("/account/sessions/", {"session": phone_digest})
+    assert AccountSession.objects.get(key_digest=phone_digest).revoked_by == editor
+    assert phone.get("/admin/").status_code == 302
+    assert laptop.get("/admin/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_nobody_revokes_someone_elses_session(client, editor, reviewer):
+    _sign_in(client, reviewer)
+    session = AccountSession.objects.get(user=reviewer, revoked_at__isnull=True)
+    with pytest.raises(PermissionDenied):
+        session_revoke(session=session, actor=editor, reason="mischief")
