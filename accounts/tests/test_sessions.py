@@ -133,3 +133,15 @@ def test_nobody_revokes_someone_elses_session(client, editor, reviewer):
     session = AccountSession.objects.get(user=reviewer, revoked_at__isnull=True)
     with pytest.raises(PermissionDenied):
         session_revoke(session=session, actor=editor, reason="mischief")
+
+
+@pytest.mark.django_db
+def test_session_change_page_renders_without_the_key(client, editor, admin_user):
+    from django.test import Client
+
+    cookie = _sign_in(Client(), editor)
+    session = AccountSession.objects.get(user=editor, revoked_at__isnull=True)
+    client.force_login(admin_user)
+    page = client.get(f"/admin/accounts/accountsession/{session.pk}/change/")
+    assert page.status_code == 200
+    assert cookie not in page.content.decode()

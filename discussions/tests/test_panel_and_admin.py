@@ -209,3 +209,9 @@ def test_the_panel_costs_the_same_queries_however_long_the_thread(client, admin_
         comment = services.comment_post(thread=thread, body=f"more {n}", actor=editor)
         services.comment_ack(comment=comment, actor=admin_user)
     assert count() == short
+
+
+def test_article_change_page_renders(client, admin_user):
+    article = ArticleFactory()
+    client.force_login(admin_user)
+    assert client.get(f"/admin/discussions/article/{article.pk}/change/").status_code == 200
