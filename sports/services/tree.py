@@ -212,7 +212,16 @@ def competition_merge(
     for child in list(loser.get_children()):
         _refreshed(child)
         child.move_to(_refreshed(survivor), position="last-child")
+    moving = list(Fixture.objects.filter(competition=loser))
     moved = Fixture.objects.filter(competition=loser).update(competition=survivor)
+    for fixture in moving:  # every change to a fixture is in its own log
+        timeline_append(
+            fixture=fixture,
+            event_type="fixture.move",
+            actor=actor,
+            unit="record",
+            payload={"from": str(loser.pk), "to": str(survivor.pk), "reason": reason},
+        )
     Competition.objects.filter(pk=loser.pk).update(
         merged_into=survivor, status=CompetitionStatus.MERGED
     )

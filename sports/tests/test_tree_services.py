@@ -115,4 +115,6 @@ def test_merging_competitions_moves_children_and_fixtures_and_keeps_the_loser(ga
     twin.refresh_from_db()
     assert twin.merged_into_id == games["event"].pk
     assert twin.status == CompetitionStatus.MERGED
-    assert Fixture.objects.get(code="dup-final").competition_id == games["event"].pk
+    moved = Fixture.objects.get(code="dup-final")
+    assert moved.competition_id == games["event"].pk
+    assert TimelineItem.objects.filter(fixture=moved, event_type="fixture.move").count() == 1
