@@ -76,3 +76,16 @@ def test_lockout_is_per_client(settings, editor):
         REMOTE_ADDR="198.51.100.5",
     )
     assert other.status_code == 302
+
+
+def test_the_lockout_key_depends_on_the_server_key(settings, rf):
+    from accounts.lockout import lockout_client_key
+
+    request = rf.get("/", REMOTE_ADDR=CLIENT_ADDRESS)
+    settings.CLIENT_HASH_KEY = "one key"
+    first = lockout_client_key(request)
+    settings.CLIENT_HASH_KEY = "another key"
+    assert lockout_client_key(request) != first
+    assert lockout_client_key(rf.get("/", REMOTE_ADDR=CLIENT_ADDRESS)) == lockout_client_key(
+        request
+    )
