@@ -3,6 +3,7 @@
 from rest_framework.routers import SimpleRouter
 
 from discussions.apis import (
+    ArticleViewSet,
     ClientTodoViewSet,
     CommentViewSet,
     DecisionItemViewSet,
@@ -14,6 +15,7 @@ from discussions.apis import (
 )
 
 router = SimpleRouter()
+router.register("articles", ArticleViewSet, basename="article")
 router.register("threads", ThreadViewSet, basename="thread")
 router.register("comments", CommentViewSet, basename="comment")
 router.register("notifications", NotificationViewSet, basename="notification")

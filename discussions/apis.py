@@ -9,15 +9,16 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.acting import request_actors
 from accounts.models import Role
 from discussions import services
-from discussions.filters import CommentFilter, NotificationFilter, ThreadFilter
+from discussions.filters import ArticleFilter, CommentFilter, NotificationFilter, ThreadFilter
 from discussions.models import (
+    Article,
     ClientTodo,
     Comment,
     DecisionItem,
@@ -28,6 +29,7 @@ from discussions.models import (
     Thread,
 )
 from discussions.serializers import (
+    ArticleSerializer,
     ClientTodoSerializer,
     ClientUploadSerializer,
     CommentCreateSerializer,
@@ -262,3 +264,13 @@ class ClientTodoViewSet(viewsets.ReadOnlyModelViewSet):
             actor=request.user,
         )
         return Response(ClientUploadSerializer(upload).data, status=status.HTTP_201_CREATED)
+
+
+class ArticleViewSet(viewsets.ReadOnlyModelViewSet):
+    """Published articles only: a draft is a 404 here as on the site."""
+
+    serializer_class = ArticleSerializer
+    permission_classes = (AllowAny,)
+    filterset_class = ArticleFilter
+    lookup_field = "slug"
+    queryset = Article.objects.published().order_by("-published_at", "slug")

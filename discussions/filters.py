@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import django_filters
 
-from discussions.models import Comment, Notification, Thread
+from discussions.models import Article, Comment, Notification, Thread
 
 
 class ThreadFilter(django_filters.FilterSet):
@@ -35,3 +35,14 @@ class NotificationFilter(django_filters.FilterSet):
     class Meta:
         model = Notification
         fields = ("kind", "unread")
+
+
+class ArticleFilter(django_filters.FilterSet):
+    airport_code = django_filters.CharFilter(method="filter_airport")
+
+    class Meta:
+        model = Article
+        fields = ("kind", "category", "airport_code")
+
+    def filter_airport(self, queryset, name, value):
+        return queryset.filter(airport_code=value.upper())

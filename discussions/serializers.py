@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from discussions.markdown import render_markdown
 from discussions.models import (
+    Article,
     ClientTodo,
     ClientUpload,
     Comment,
@@ -203,3 +205,26 @@ class ClientTodoSerializer(serializers.ModelSerializer):
 class UploadInputSerializer(serializers.Serializer):
     file = serializers.FileField()
     note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class ArticleSerializer(serializers.ModelSerializer):
+    body_html = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Article
+        fields = (
+            "slug",
+            "title",
+            "standfirst",
+            "kind",
+            "airport_code",
+            "category",
+            "published_at",
+            "body_md",
+            "body_html",
+        )
+        read_only_fields = fields
+
+    def get_body_html(self, article: Article) -> str:
+        # The same renderer as the site's page: the two can never disagree.
+        return str(render_markdown(article.body_md))

@@ -158,3 +158,23 @@ def test_import_articles_from_a_client_upload_records_its_source(tmp_path, setti
     article = Article.objects.get(slug="spring-guide")
     assert article.source_upload == upload
     assert article.title == "Spring Guide"
+
+
+def test_the_article_api_lists_published_articles_only(anon_client, django_assert_num_queries):
+    _published(slug="open", body_md="**hi**")
+    ArticleFactory(slug="draft")
+    with django_assert_num_queries(2):  # the count for the page, the page
+        rows = anon_client.get("/api/v1/articles/").json()["results"]
+    assert [row["slug"] for row in rows] == ["open"]
+    assert rows[0]["body_html"] == "<p><strong>hi</strong></p>"
+
+
+def test_a_draft_is_a_404_in_the_api(anon_client):
+    ArticleFactory(slug="draft")
+    assert anon_client.get("/api/v1/articles/draft/").status_code == 404
+
+
+def test_the_api_and_the_page_render_the_same_html(client, anon_client):
+    article = _published(slug="same", body_md="A [link](https://example.org) and *emphasis*.")
+    api_html = anon_client.get(f"/api/v1/articles/{article.slug}/").json()["body_html"]
+    assert api_html in client.get(f"/articles/{article.slug}/").content.decode()
