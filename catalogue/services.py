@@ -6,7 +6,7 @@ human decision (a listing pin, an alias, an override) is read first and never ov
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -229,6 +229,7 @@ class SightingResult:
     listing_created: bool
     product_created: bool
     standard: Standard
+    price_written: bool = False
 
 
 def _brand_for(standard: Standard, listed_brand: str | None, book: IdentityBook) -> Brand | None:
@@ -322,11 +323,11 @@ def _resolve_by_rules(standard: Standard, *, identity_mode: str) -> tuple[Produc
 
 
 def _product_create(
-    standard: Standard, *, listed: Listed, category: str, book: IdentityBook
+    standard: Standard, *, listed: Listed, category: str, book: IdentityBook, gtin_checked: bool
 ) -> Product:
     brand = _brand_for(standard, listed.brand, book)
     gtin = standard.gtin.gtin
-    if gtin and Product.objects.canonical().filter(gtin=gtin).exists():
+    if gtin and not gtin_checked and Product.objects.canonical().filter(gtin=gtin).exists():
         # The barcode already belongs to another product (e.g. a key-only source): this
         # row keeps its barcode in the raw record and the listed layer, not on the product.
         gtin = None
@@ -361,13 +362,22 @@ def _listed_columns(standard: Standard, listed: Listed) -> dict:
 
 @transaction.atomic
 def listing_record_sighting(
-    *, sighting: Sighting, book: IdentityBook | None = None, actor=None
+    *,
+    sighting: Sighting,
+    book: IdentityBook | None = None,
+    price: ObservedPrice | None = None,
+    keep_raw: Callable[[Listing], int] | None = None,
+    fx: FxBook | None = None,
+    actor=None,
 ) -> SightingResult:
-    """Write one sighting: find or create its listing and product, refresh the listed layer.
+    """Write one sighting: find or create its listing and product, refresh the listed layer,
+    keep the raw record and append the price, all or nothing.
 
     Resolution order: the listing's pin, the listing's current product (following merges),
     then for a new listing the GTIN, the match key (house and variation through aliases,
     vetoes applied) and finally a new product. Holds a row lock on an existing listing.
+    ``keep_raw`` stores the fragment the listed layer was read from and returns its id (the
+    collector owns raw records; the catalogue only points at them).
     """
     book = book if book is not None else identity_book()
     standard = standard_for(sighting.listed, vertical=sighting.vertical, book=book)
@@ -387,7 +397,12 @@ def listing_record_sighting(
         product, resolved_by = _resolve_by_rules(standard, identity_mode=sighting.identity_mode)
         if product is None:
             product = _product_create(
-                standard, listed=sighting.listed, category=sighting.category, book=book
+                standard,
+                listed=sighting.listed,
+                category=sighting.category,
+                book=book,
+                # Resolution already looked the barcode up when the mode allows it.
+                gtin_checked=sighting.identity_mode == IdentityMode.GTIN_THEN_KEY,
             )
             product_created = True
 
@@ -406,7 +421,7 @@ def listing_record_sighting(
     columns = _listed_columns(standard, sighting.listed)
     listing_created = listing is None
     if listing_created:
-        listing = Listing.objects.create(
+        listing = Listing(
             product=product,
             location=sighting.location,
             source_sku=sighting.source_sku,
@@ -414,7 +429,14 @@ def listing_record_sighting(
             last_seen_at=sighting.seen_at,
             **columns,
         )
+        # The id is made in Python and foreign keys are checked at commit, so the raw
+        # record can be written first and the listing inserted already pointing at it.
+        if keep_raw is not None:
+            listing.listed_record_id = keep_raw(listing)
+        listing.save(force_insert=True)
     else:
+        if keep_raw is not None:
+            columns["listed_record_id"] = keep_raw(listing)
         changed = {k: v for k, v in columns.items() if getattr(listing, k) != v}
         if listing.product_id != product.pk:
             changed["product"] = product
@@ -425,7 +447,11 @@ def listing_record_sighting(
         for key, value in changed.items():
             setattr(listing, key, value)
         if changed:
-            listing.save(update_fields=[*changed, "updated_at"])
+            fields = ["listed_record" if k == "listed_record_id" else k for k in changed]
+            listing.save(update_fields=[*fields, "updated_at"])
+    observation = None
+    if price is not None:
+        observation = _append_observation(listing, price, fx)
     return SightingResult(
         listing=listing,
         product=product,
@@ -433,16 +459,8 @@ def listing_record_sighting(
         listing_created=listing_created,
         product_created=product_created,
         standard=standard,
+        price_written=observation is not None,
     )
-
-
-@transaction.atomic
-def listing_link_record(*, listing: Listing, raw_record_id: int, actor=None) -> Listing:
-    """Point the listed layer at the raw record every listed column was read from."""
-    if listing.listed_record_id != raw_record_id:
-        listing.listed_record_id = raw_record_id
-        listing.save(update_fields=["listed_record", "updated_at"])
-    return listing
 
 
 # --- Prices ----------------------------------------------------------------------------
@@ -471,6 +489,50 @@ class FxBook:
         return fx.rate_to_usd, f"{fx.source} ({fx.as_of})"
 
 
+@dataclass(frozen=True)
+class ObservedPrice:
+    """What a listing showed at one moment, as a collector read it."""
+
+    price: Decimal
+    currency: str
+    observed_at: datetime
+    source_kind: str = ObservationSourceKind.FEED
+    price_type: str = PriceType.REGULAR
+    was_price: Decimal | None = None
+    in_stock: bool | None = None
+    run_id: int | None = None
+
+
+def _append_observation(
+    listing: Listing, observed: ObservedPrice, fx: FxBook | None
+) -> PriceObservation | None:
+    """The write behind price_observation_record; callers hold a transaction."""
+    if observed.price is None or observed.price <= 0:
+        raise ValidationError(
+            {"price": f"A price must be a positive amount, not {observed.price!r}."}
+        )
+    if PriceObservation.objects.filter(listing=listing, observed_at=observed.observed_at).exists():
+        return None
+    rate = (fx or FxBook()).rate(observed.currency, observed.observed_at)
+    price_usd = fx_rate = None
+    if rate is not None:
+        fx_rate = rate[0]
+        price_usd = (observed.price * fx_rate).quantize(CENT, rounding=ROUND_HALF_UP)
+    return PriceObservation.objects.create(
+        listing=listing,
+        price=observed.price,
+        currency=observed.currency,
+        price_usd=price_usd,
+        fx_rate=fx_rate,
+        was_price=observed.was_price,
+        price_type=observed.price_type,
+        in_stock=observed.in_stock,
+        observed_at=observed.observed_at,
+        run_id=observed.run_id,
+        source_kind=observed.source_kind,
+    )
+
+
 @transaction.atomic
 def price_observation_record(
     *,
@@ -491,29 +553,17 @@ def price_observation_record(
     The currency is kept as shown; the USD figure uses the day's rate when one is known and
     stays empty (never estimated) when none is.
     """
-    if price is None or price <= 0:
-        raise ValidationError({"price": f"A price must be a positive amount, not {price!r}."})
-    if PriceObservation.objects.filter(listing=listing, observed_at=observed_at).exists():
-        return None
-    fx = fx or FxBook()
-    rate = fx.rate(currency, observed_at)
-    price_usd = fx_rate = None
-    if rate is not None:
-        fx_rate = rate[0]
-        price_usd = (price * fx_rate).quantize(CENT, rounding=ROUND_HALF_UP)
-    return PriceObservation.objects.create(
-        listing=listing,
+    observed = ObservedPrice(
         price=price,
         currency=currency,
-        price_usd=price_usd,
-        fx_rate=fx_rate,
-        was_price=was_price,
-        price_type=price_type,
-        in_stock=in_stock,
         observed_at=observed_at,
-        run_id=run_id,
         source_kind=source_kind,
+        price_type=price_type,
+        was_price=was_price,
+        in_stock=in_stock,
+        run_id=run_id,
     )
+    return _append_observation(listing, observed, fx)
 
 
 @transaction.atomic

@@ -149,44 +149,50 @@ def _write_row(
     fx: catalogue_services.FxBook,
     tally: _Tally,
 ) -> None:
-    with transaction.atomic():
-        result = catalogue_services.listing_record_sighting(
-            sighting=catalogue_services.Sighting(
-                location=location,
-                source_sku=row.source_sku,
-                listed=row.listed,
-                vertical=row.vertical,
-                seen_at=row.observed_at or run.started_at,
-                category=row.category,
-                url=row.url,
-                identity_mode=source.identity_mode,
-            ),
-            book=book,
-        )
+    """One row, all or nothing: the sighting service is the row's transaction."""
+
+    def keep_raw(listing) -> int:
         raw = RawRecord.objects.create(
-            listing=result.listing,
+            listing_id=listing.pk,
             run=run,
             row_number=row.row_number,
             payload=row.payload,
             parser_version=parser_version,
         )
-        catalogue_services.listing_link_record(listing=result.listing, raw_record_id=raw.pk)
-        if carries_prices:
-            written = catalogue_services.price_observation_record(
-                listing=result.listing,
-                price=row.price,
-                currency=row.currency,
-                observed_at=row.observed_at,
-                was_price=row.was_price,
-                in_stock=row.in_stock,
-                run_id=run.pk,
-                source_kind=ObservationSourceKind.FEED,
-                fx=fx,
-            )
-            if written is None:
-                tally.prices_already_known += 1
-            else:
-                tally.prices_written += 1
+        return raw.pk
+
+    price = None
+    if carries_prices:
+        price = catalogue_services.ObservedPrice(
+            price=row.price,
+            currency=row.currency,
+            observed_at=row.observed_at,
+            was_price=row.was_price,
+            in_stock=row.in_stock,
+            run_id=run.pk,
+            source_kind=ObservationSourceKind.FEED,
+        )
+    result = catalogue_services.listing_record_sighting(
+        sighting=catalogue_services.Sighting(
+            location=location,
+            source_sku=row.source_sku,
+            listed=row.listed,
+            vertical=row.vertical,
+            seen_at=row.observed_at or run.started_at,
+            category=row.category,
+            url=row.url,
+            identity_mode=source.identity_mode,
+        ),
+        book=book,
+        price=price,
+        keep_raw=keep_raw,
+        fx=fx,
+    )
+    if carries_prices:
+        if result.price_written:
+            tally.prices_written += 1
+        else:
+            tally.prices_already_known += 1
     tally.products_seen += 1
     tally.listings_created += result.listing_created
     tally.products_created += result.product_created
