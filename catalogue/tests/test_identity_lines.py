@@ -143,3 +143,37 @@ def test_an_alias_can_give_meaning_to_an_unknown_type():
 
 def test_drinks_have_no_variation():
     assert read_variation("Glenfiddich 12 Parfum", vertical="drinks").canonical == ""
+
+
+@pytest.mark.parametrize(
+    ("brand", "name", "key"),
+    [
+        # The shop's brand field and the name spell the house three ways; all fold away.
+        ("Loreal", "Krema L'Oreal dnevna protiv bora 50ml", "krema dnevna protiv bora"),
+        ("Loreal Elseve", "Sampon Color Vive LOreal Elseve 400ml", "sampon color vive"),
+        ("Loreal", "Sampon Arginin.Resist Loreal Elseve250ml", "sampon arginin resist elseve"),
+        ("OGX", "Regenerator ArganOil of MoroccoOGX 385ml", "regenerator arganoil moroccoogx"),
+        ("Head&Shoulders", "Sampon Head & Shoulders Classic 400ml", "sampon classic"),
+    ],
+)
+def test_beauty_line_key_drops_the_house_and_glued_sizes(brand, name, key):
+    assert line_key(name, vertical="beauty", brand_spellings=[brand]) == key
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("Cokolada Extra Creamy lesnik Lindt 80g", "cokolada extra creamy lesnik"),
+        ("Cokolada Extra Creamy mlecna Lindt 80g", "cokolada extra creamy mlecna"),
+        ("Bombonjera Ferrero Rocher 24/48 300g", "bombonjera ferrero rocher"),
+        ("Rum plocica Kandit 45g+20gratis", "rum plocica kandit"),
+    ],
+)
+def test_food_line_key_keeps_flavour_words_and_drops_pack_counts(name, key):
+    assert line_key(name, vertical="food", brand_spellings=["Lindt"]) == key
+
+
+def test_cocoa_percentages_tell_chocolates_apart():
+    seventy = line_key("Cok.Excellence Dark 70%cacao Lind 100g", vertical="food")
+    eighty_five = line_key("Cok.Excellence Dark 85%cacao Lind 100g", vertical="food")
+    assert seventy != eighty_five
