@@ -48,3 +48,11 @@ def test_the_collect_task_runs_the_collection(tmp_path, settings):
     result = tasks.collect_source(str(source.pk))
     assert result["status"] == "succeeded"
     assert source.runs.get().products_seen == 1
+
+
+def test_the_beat_schedule_runs_the_collection_task(settings):
+    from omnium.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["collect-enabled-sources"]
+    assert entry["task"] == tasks.collect_enabled_sources.name
+    assert entry["task"] in app.tasks
