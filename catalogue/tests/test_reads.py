@@ -25,7 +25,8 @@ def test_latest_prices_picks_each_listings_newest_observation():
     PriceObservationFactory(listing=listing, price=Decimal("75"), observed_at=at(3))
     PriceObservationFactory(listing=listing, price=Decimal("90"), observed_at=at(2))
     [read] = Listing.objects.latest_prices()
-    assert (read.latest.price, read.latest.observed_at) == (Decimal("75"), at(3))
+    assert (read.latest.price, read.latest.observed_at) == (Decimal("75.00"), at(3))
+    assert read.latest == listing.observations.order_by("-observed_at").first()
 
 
 def test_a_listing_without_observations_has_no_latest_price():
@@ -34,13 +35,13 @@ def test_a_listing_without_observations_has_no_latest_price():
     assert read.latest is None
 
 
-def test_latest_prices_costs_two_queries_whatever_the_number_of_listings(
+def test_latest_prices_costs_one_query_whatever_the_number_of_listings(
     django_assert_num_queries,
 ):
     product = ProductFactory()
     for _ in range(4):
         PriceObservationFactory(listing=ListingFactory(product=product))
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(1):
         rows = list(Listing.objects.filter(product=product).latest_prices())
     assert all(row.latest for row in rows)
 
@@ -88,3 +89,18 @@ def test_latest_per_listing_returns_one_row_per_listing():
 
     rows = list(PriceObservation.objects.latest_per_listing())
     assert len(rows) == 2 and newest in rows
+
+
+def test_the_latest_price_keeps_its_exact_amounts():
+    observation = PriceObservationFactory(
+        price=Decimal("12345678.91"),
+        price_usd=Decimal("0.10"),
+        fx_rate=Decimal("1"),
+        was_price=Decimal("99.99"),
+    )
+    [read] = Listing.objects.latest_prices()
+    assert (read.latest.price, read.latest.price_usd, read.latest.was_price) == (
+        observation.price,
+        observation.price_usd,
+        observation.was_price,
+    )
