@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
 from discussions import services
 from discussions.models import (
@@ -61,13 +62,49 @@ class ThreadAdmin(ReadOnlyAdmin):
     inlines = (CommentInline,)
 
 
+class MoveForm(forms.Form):
+    to_thread = forms.ModelChoiceField(
+        queryset=Thread.objects.filter(archived_at__isnull=True), label="Move to thread"
+    )
+
+
 @admin.register(Comment)
 class CommentAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "author", "thread", "edited_at", "deleted_at")
+    list_display = ("created_at", "author", "thread", "edited_at", "deleted_at", "moved_at")
     list_filter = (("deleted_at", admin.EmptyFieldListFilter),)
     list_select_related = ("author", "thread")
     search_fields = ("body",)
     show_full_result_count = False
+    actions = ("move",)
+
+    def has_moderate_permission(self, request: HttpRequest) -> bool:
+        return services.is_moderator(request.real_user)
+
+    @admin.action(description="Move to another thread", permissions=["moderate"])
+    def move(self, request: HttpRequest, queryset) -> TemplateResponse | None:
+        form = MoveForm(request.POST if "confirm" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            for comment in queryset:
+                services.comment_move(
+                    comment=comment,
+                    to_thread=form.cleaned_data["to_thread"],
+                    actor=request.real_user,
+                )
+            self.message_user(request, f"{queryset.count()} comments moved.")
+            return None
+        return TemplateResponse(
+            request,
+            "admin/accounts/reason_confirmation.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Move comments",
+                "action": "move",
+                "queryset": queryset,
+                "form": form,
+                "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            },
+        )
 
 
 @admin.register(Notification)

@@ -101,9 +101,19 @@ def panel_action(request: HttpRequest, type_id: int, subject_id: str) -> HttpRes
             services.comment_post(
                 thread=thread, body=form.cleaned_data["body"], actor=actor, acting_as=acting_as
             )
-        elif op in ("delete", "ack", "flag", "unflag"):
+        elif op in ("edit", "delete", "ack", "flag", "unflag"):
             comment = get_object_or_404(Comment, pk=request.POST.get("comment"), thread=thread)
-            if op == "delete":
+            if op == "edit":
+                form = CommentForm(request.POST)
+                if not form.is_valid():
+                    raise ValidationError(form.errors.as_text())
+                services.comment_edit(
+                    comment=comment,
+                    body=form.cleaned_data["body"],
+                    actor=actor,
+                    acting_as=acting_as,
+                )
+            elif op == "delete":
                 services.comment_delete(comment=comment, actor=actor, acting_as=acting_as)
             elif op == "ack":
                 services.comment_ack(comment=comment, actor=me)

@@ -215,3 +215,37 @@ def test_article_change_page_renders(client, admin_user):
     article = ArticleFactory()
     client.force_login(admin_user)
     assert client.get(f"/admin/discussions/article/{article.pk}/change/").status_code == 200
+
+
+def test_editing_my_comment_from_the_panel(client, viewer):
+    item = DecisionItemFactory()
+    comment = services.comment_post(
+        thread=services.thread_for(subject=item), body="tpyo", actor=viewer
+    )
+    client.force_login(viewer)
+    client.post(_panel_url(item), {"op": "edit", "comment": comment.pk, "body": "typo"})
+    comment.refresh_from_db()
+    assert (comment.body, comment.edited_at is not None) == ("typo", True)
+
+
+def test_the_move_action_refiles_comments_with_the_record(client, admin_user):
+    comment = CommentFactory()
+    origin = comment.thread
+    target = CommentFactory().thread
+    client.force_login(admin_user)
+    url = "/admin/discussions/comment/"
+    page = client.post(url, {"action": "move", "_selected_action": [comment.pk]})
+    assert page.status_code == 200
+    client.post(
+        url,
+        {
+            "action": "move",
+            "_selected_action": [comment.pk],
+            "confirm": "yes",
+            "to_thread": target.pk,
+        },
+    )
+    comment.refresh_from_db()
+    assert (comment.thread, comment.moved_from_thread, comment.moved_by) == (
+        target, origin, admin_user,
+    )  # fmt: skip
