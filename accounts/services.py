@@ -222,6 +222,11 @@ def account_token_redeem(*, raw_token: str, password: str) -> User:
     password_validation.validate_password(password, user)
     token.used_at = timezone.now()
     token.save(update_fields=["used_at"])
+    # A new password makes every other outstanding link and every signed-in browser
+    # stale: whoever might hold an older link or a stolen session loses it now.
+    AccountToken.objects.filter(user=user, used_at__isnull=True).update(used_at=token.used_at)
+    for session in AccountSession.objects.filter(user=user).live():
+        session_revoke(session=session, actor=user, reason="password changed")
     old_status = user.status
     user.set_password(password)
     user.status = AccountStatus.ACTIVE

@@ -111,3 +111,28 @@ def test_sign_in_mail_is_capped_per_account(settings, editor, django_capture_on_
             password_reset_request(email=editor.email)
     assert len(mail.outbox) == 2
     assert AccountToken.objects.filter(user=editor).count() == 2
+
+
+def test_setting_a_password_spends_every_other_link(editor, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        password_reset_request(email=editor.email)
+        password_reset_request(email=editor.email)
+    first, second = (_link_token(message) for message in mail.outbox)
+    account_token_redeem(raw_token=second, password=NEW_PASSWORD)
+    with pytest.raises(ValidationError):
+        account_token_redeem(raw_token=first, password="yet another passphrase 55")
+
+
+def test_setting_a_password_signs_out_every_browser(client, editor):
+    from accounts.models import AccountSession
+    from accounts.services import account_token_issue
+    from accounts.tests.factories import DEFAULT_PASSWORD
+
+    client.post("/admin/login/", {"username": editor.username, "password": DEFAULT_PASSWORD})
+    assert client.get("/admin/").status_code == 200
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("accounts.services.secrets.token_urlsafe", lambda n: "known-token-value")
+        account_token_issue(user=editor, purpose="reset", actor=None)
+    account_token_redeem(raw_token="known-token-value", password=NEW_PASSWORD)
+    assert not AccountSession.objects.filter(user=editor).live().exists()
+    assert client.get("/admin/").status_code == 302
