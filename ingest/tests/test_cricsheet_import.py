@@ -21,6 +21,7 @@ from sports.cricket.models import (
     Innings,
     InningsMiscountedOver,
 )
+from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import (
     EntityType,
     ExternalIdMap,
@@ -97,6 +98,7 @@ def imported(sample_dir, django_db_setup, django_db_blocker):
     """The sample imported once for the module, inside a transaction rolled back at the end
     (each test runs in a savepoint within it)."""
     with django_db_blocker.unblock(), transaction.atomic():
+        seed_dismissal_kinds()
         summary = Importer().run([sample_dir])
         yield summary
         transaction.set_rollback(True)

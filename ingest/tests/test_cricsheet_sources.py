@@ -12,8 +12,16 @@ from django.core.management import call_command
 from ingest.cricsheet.importer import iter_sources
 from ingest.samples import SAMPLE_LOADERS, SAMPLES
 from ingest.sports_tasks import import_cricsheet_task
-from sports.cricket.tests.factories import cricsheet_match
+from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from sports.models import EntityType, ExternalIdMap, Fixture
+
+
+@pytest.fixture(autouse=True)
+def _dismissal_kinds(request):
+    if "db" in request.fixturenames or request.node.get_closest_marker("django_db"):
+        request.getfixturevalue("db")
+        seed_dismissal_kinds()
+
 
 RAW = json.dumps(cricsheet_match()).encode()
 

@@ -9,8 +9,16 @@ import pytest
 from ingest.cricsheet.importer import Importer, Outcome
 from ingest.cricsheet.validate import CricsheetRejected, load, validate
 from sports.cricket.models import Delivery, Innings
-from sports.cricket.tests.factories import cricsheet_match
+from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from sports.models import Competition, ExternalIdMap, Fixture, Participant, Submission
+
+
+@pytest.fixture(autouse=True)
+def _dismissal_kinds(request):
+    if "db" in request.fixturenames or request.node.get_closest_marker("django_db"):
+        request.getfixturevalue("db")
+        seed_dismissal_kinds()
+
 
 D = "$.innings[0].overs[0].deliveries"
 

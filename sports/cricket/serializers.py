@@ -75,3 +75,61 @@ class DeliverySerializer(serializers.ModelSerializer):
             "legbyes": delivery.extra_legbyes,
             "penalty": delivery.extra_penalty,
         }
+
+
+class BattingLineSerializer(serializers.Serializer):
+    participant_id = serializers.UUIDField()
+    name = serializers.CharField()
+    runs = serializers.IntegerField()
+    balls = serializers.IntegerField()
+    fours = serializers.IntegerField()
+    sixes = serializers.IntegerField()
+    strike_rate = serializers.FloatField(allow_null=True)
+    how_out = serializers.CharField()
+    out = serializers.BooleanField()
+
+
+class BowlingLineSerializer(serializers.Serializer):
+    participant_id = serializers.UUIDField()
+    name = serializers.CharField()
+    overs = serializers.CharField()
+    legal_balls = serializers.IntegerField()
+    maidens = serializers.IntegerField()
+    runs = serializers.IntegerField()
+    wickets = serializers.IntegerField()
+    wides = serializers.IntegerField()
+    noballs = serializers.IntegerField()
+
+
+class FallOfWicketSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    runs = serializers.IntegerField()
+    participant_id = serializers.UUIDField()
+    name = serializers.CharField()
+    over = serializers.CharField()
+
+
+class InningsCardSerializer(serializers.Serializer):
+    ordinal = serializers.IntegerField()
+    team_id = serializers.UUIDField()
+    team = serializers.CharField()
+    super_over = serializers.BooleanField()
+    declared = serializers.BooleanField()
+    forfeited = serializers.BooleanField()
+    target_runs = serializers.IntegerField(allow_null=True)
+    batting = BattingLineSerializer(many=True)
+    bowling = BowlingLineSerializer(many=True)
+    extras = serializers.DictField(child=serializers.IntegerField())
+    penalty_runs = serializers.IntegerField()
+    runs = serializers.IntegerField(help_text="Delivery totals plus innings penalty runs.")
+    wickets = serializers.IntegerField()
+    legal_balls = serializers.IntegerField()
+    overs = serializers.CharField()
+    fall_of_wickets = FallOfWicketSerializer(many=True)
+    did_not_bat = serializers.ListField(child=serializers.CharField())
+
+
+class ScorecardSerializer(serializers.Serializer):
+    fixture = serializers.UUIDField(source="pk")
+    name = serializers.CharField()
+    innings = InningsCardSerializer(many=True)

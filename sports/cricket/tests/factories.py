@@ -1,3 +1,4 @@
+import importlib
 import uuid
 
 import factory
@@ -140,3 +141,12 @@ def cricsheet_match(**info_overrides) -> dict:
             }
         ],
     }
+
+
+def seed_dismissal_kinds() -> None:
+    """Put the fourteen kinds back: the data migration seeds them, but a transactional test
+    elsewhere in the suite flushes every table, migration-seeded rows included."""
+    from django.apps import apps
+
+    seed = importlib.import_module("sports.cricket.migrations.0002_dismissal_kinds").seed
+    seed(apps, None)

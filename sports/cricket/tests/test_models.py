@@ -3,7 +3,15 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from sports.cricket.models import Delivery, DismissalKind
-from sports.cricket.tests.factories import DeliveryFactory
+from sports.cricket.tests.factories import DeliveryFactory, seed_dismissal_kinds
+
+
+@pytest.fixture(autouse=True)
+def _dismissal_kinds(request):
+    if "db" in request.fixturenames or request.node.get_closest_marker("django_db"):
+        request.getfixturevalue("db")
+        seed_dismissal_kinds()
+
 
 pytestmark = pytest.mark.django_db
 

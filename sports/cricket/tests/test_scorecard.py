@@ -5,8 +5,16 @@ from django.urls import reverse
 
 from ingest.cricsheet.importer import Importer
 from sports.cricket.selectors import fixture_scorecard, overs_text
-from sports.cricket.tests.factories import cricsheet_match
+from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from sports.models import Fixture, Submission
+
+
+@pytest.fixture(autouse=True)
+def _dismissal_kinds(request):
+    if "db" in request.fixturenames or request.node.get_closest_marker("django_db"):
+        request.getfixturevalue("db")
+        seed_dismissal_kinds()
+
 
 pytestmark = pytest.mark.django_db
 

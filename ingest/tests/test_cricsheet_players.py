@@ -1,0 +1,82 @@
+"""Players by registry id (O2): a name is display text, never a join key."""
+
+import copy
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from ingest.cricsheet.importer import Importer
+from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
+from sports.models import EntityType, ExternalIdMap, ParticipantAlias
+
+
+@pytest.fixture(autouse=True)
+def _dismissal_kinds(request):
+    if "db" in request.fixturenames or request.node.get_closest_marker("django_db"):
+        request.getfixturevalue("db")
+        seed_dismissal_kinds()
+
+
+pytestmark = pytest.mark.django_db
+
+
+def _renamed(doc, old, new):
+    """The same document with one registry name replaced everywhere."""
+    return json.loads(json.dumps(doc).replace(f'"{old}"', f'"{new}"'))
+
+
+def _participant_of(registry_id):
+    return ExternalIdMap.objects.get(
+        source_code="cricsheet", entity_type=EntityType.PARTICIPANT, external_id=registry_id
+    ).internal_id
+
+
+def test_a_matchs_players_are_resolved_in_one_query_not_one_per_player():
+    importer = Importer()
+    importer.import_file(json.dumps(cricsheet_match()).encode(), filename="900001.json")
+    doc = cricsheet_match(dates=["2024-05-08"])
+    with CaptureQueriesContext(connection) as queries:
+        result = importer.import_file(json.dumps(doc).encode(), filename="900002.json")
+    assert result.outcome == "new"
+    lookups = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith("SELECT") and "sports_externalidmap" in q["sql"]
+        and "'participant'" in q["sql"]
+    ]  # fmt: skip
+    assert len(lookups) == 1
+
+
+def test_one_name_with_two_registry_ids_is_two_people():
+    first = cricsheet_match()
+    second = copy.deepcopy(cricsheet_match(dates=["2024-06-01"]))
+    second["info"]["registry"]["people"]["A Batter"] = "ffff9999"
+    importer = Importer()
+    for i, doc in enumerate((first, second)):
+        importer.import_file(json.dumps(doc).encode(), filename=f"90000{i}.json")
+    assert _participant_of("aaaa0001") != _participant_of("ffff9999")
+
+
+def test_one_registry_id_under_a_new_name_is_the_same_person_with_both_aliases():
+    importer = Importer()
+    importer.import_file(json.dumps(cricsheet_match()).encode(), filename="900001.json")
+    renamed = _renamed(cricsheet_match(dates=["2025-01-01"]), "A Batter", "A Batter-Smith")
+    assert (
+        importer.import_file(json.dumps(renamed).encode(), filename="900002.json").outcome == "new"
+    )
+    names = ParticipantAlias.objects.filter(participant_id=_participant_of("aaaa0001"))
+    assert set(names.values_list("name", flat=True)) == {"A Batter", "A Batter-Smith"}
+    assert ExternalIdMap.objects.filter(external_id__startswith="aaaa0001").count() == 1
+
+
+def test_an_alias_widens_its_first_and_last_seen_to_every_match_date():
+    importer = Importer()
+    for i, day in enumerate(("2024-05-01", "2020-01-01", "2026-01-01")):
+        doc = cricsheet_match(dates=[day])
+        importer.import_file(json.dumps(doc).encode(), filename=f"90000{i}.json")
+    alias = ParticipantAlias.objects.get(
+        participant_id=_participant_of("aaaa0001"), name="A Batter"
+    )
+    assert (alias.first_seen.year, alias.last_seen.year) == (2020, 2026)
