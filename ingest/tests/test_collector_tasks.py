@@ -56,3 +56,23 @@ def test_the_beat_schedule_runs_the_collection_task(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["collect-enabled-sources"]
     assert entry["task"] == tasks.collect_enabled_sources.name
     assert entry["task"] in app.tasks
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_collects_a_source(celery_worker_process, tmp_path):
+    feed = tmp_path / "feed.csv"
+    feed.write_text("sku,name\nW1,Dior Sauvage EDT 100 ml\nW2,Dior Sauvage EDP 100 ml\n")
+    source = Source.objects.create(
+        slug="worker-feed",
+        name="Worker feed",
+        feed_format="generic_csv",
+        location=LocationFactory(),
+        feed_path=str(feed),
+        mapping={"fields": {"sku": "sku", "name": "name"}, "carries_prices": False},
+    )
+    result = tasks.collect_source.apply_async(
+        args=[str(source.pk)], queue=celery_worker_process.queue
+    )
+    assert result.get(timeout=120)["status"] == "succeeded"
+    assert source.runs.get().products_seen == 2

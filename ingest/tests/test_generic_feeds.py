@@ -261,3 +261,31 @@ def test_a_row_the_database_refuses_is_rejected_and_the_run_carries_on(tmp_path,
     run = source_collect(source=source, path=path)
     assert (run.products_seen, run.skip_counts) == (1, {"invalid_record": 1})
     assert RejectedObservation.objects.get().row_number == 2
+
+
+def test_a_collection_never_overwrites_a_brand_name_a_person_set(tmp_path, source):
+    row = "A{n},Sauvage EDT Men 100 ml,DIOR,80,GBP,2026-01-0{n}T09:00:00Z,,,\n"
+    source_collect(source=source, path=write(tmp_path, HEADER + row.format(n=1)))
+    brand = Product.objects.get().brand
+    brand.name = "Dior"  # a person's preferred spelling
+    brand.save()
+    source_collect(source=source, path=write(tmp_path, HEADER + row.format(n=2)))
+    brand.refresh_from_db()
+    assert brand.name == "Dior"
+
+
+def test_an_ignored_listing_keeps_collecting_prices(tmp_path, source, editor):
+    from catalogue.services import listing_ignore
+
+    row = "A1,Sauvage EDT Men 100 ml,Dior,{price},GBP,{seen},,,\n"
+    source_collect(
+        source=source,
+        path=write(tmp_path, HEADER + row.format(price=80, seen="2026-01-05T09:00:00Z")),
+    )
+    listing_ignore(listing=Listing.objects.get(), reason="shop lists the wrong size", actor=editor)
+    run = source_collect(
+        source=source,
+        path=write(tmp_path, HEADER + row.format(price=82, seen="2026-01-06T09:00:00Z")),
+    )
+    assert run.prices_written == 1
+    assert Listing.objects.get().ignored_at is not None
