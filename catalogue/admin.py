@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import Count
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.html import format_html
@@ -27,6 +29,7 @@ from catalogue.models import (
     VerificationCheck,
     VerificationRun,
 )
+from catalogue.services import location_set_visible
 
 
 class EstimatedCountPaginator(Paginator):
@@ -75,12 +78,53 @@ class RetailerAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug"]
 
 
+def _set_visible(modeladmin, request, queryset, *, visible: bool):
+    verb = "Show" if visible else "Hide"
+    if "confirm" not in request.POST:
+        return TemplateResponse(
+            request,
+            "catalogue/admin/confirm_action.html",
+            {
+                **modeladmin.admin_site.each_context(request),
+                "title": f"{verb} locations",
+                "question": f"{verb} these locations on the public site? "
+                "Collection carries on either way.",
+                "verb": verb,
+                "action": "show_on_site" if visible else "hide_from_site",
+                "items": queryset,
+                "opts": modeladmin.model._meta,
+            },
+        )
+    changed = 0
+    for location in queryset:
+        try:
+            location_set_visible(location=location, visible=visible, actor=request.user)
+            changed += 1
+        except ValidationError as exc:
+            modeladmin.message_user(request, f"{location}: {exc.messages[0]}", messages.ERROR)
+    modeladmin.message_user(request, f"{verb}: {changed} location(s).", messages.SUCCESS)
+    return None
+
+
 @admin.register(Location)
 class LocationAdmin(ReadOnlyAdmin):
     list_display = ["name", "code", "iata", "retailer", "currency", "visible", "is_catalogue_only"]
     list_filter = ["visible", "is_catalogue_only", "retailer"]
     list_select_related = ["retailer"]
     search_fields = ["name", "code", "iata"]
+    actions = ["show_on_site", "hide_from_site"]
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        # Actions need the change permission; the form stays read-only (no editable fields).
+        return obj is None and request.user.has_perm("catalogue.change_location")
+
+    @admin.action(description="Show the selected locations on the public site")
+    def show_on_site(self, request, queryset):
+        return _set_visible(self, request, queryset, visible=True)
+
+    @admin.action(description="Hide the selected locations from the public site")
+    def hide_from_site(self, request, queryset):
+        return _set_visible(self, request, queryset, visible=False)
 
 
 @admin.register(Brand)

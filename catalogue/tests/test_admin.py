@@ -166,3 +166,38 @@ def test_listing_changelist_query_count_does_not_grow_with_rows(
     ListingFactory.create_batch(10)
     with django_assert_max_num_queries(10):
         console.get(reverse("admin:catalogue_listing_changelist"))
+
+
+def test_hide_action_asks_before_hiding(console, rows):
+    location = rows["listing"].location
+    page = console.post(
+        reverse("admin:catalogue_location_changelist"),
+        {"action": "hide_from_site", "_selected_action": [location.pk]},
+    )
+    assert b"Hide these locations on the public site?" in page.content
+    location.refresh_from_db()
+    assert location.visible
+
+
+def test_hide_action_hides_the_location(console, rows):
+    location = rows["listing"].location
+    console.post(
+        reverse("admin:catalogue_location_changelist"),
+        {"action": "hide_from_site", "_selected_action": [location.pk], "confirm": "yes"},
+    )
+    location.refresh_from_db()
+    assert not location.visible
+
+
+def test_show_action_refuses_a_catalogue_only_location(console, rows):
+    from catalogue.tests.factories import LocationFactory
+
+    location = LocationFactory(iata=None, is_catalogue_only=True, visible=False)
+    response = console.post(
+        reverse("admin:catalogue_location_changelist"),
+        {"action": "show_on_site", "_selected_action": [location.pk], "confirm": "yes"},
+        follow=True,
+    )
+    assert "no storefront to show" in response.content.decode()
+    location.refresh_from_db()
+    assert not location.visible

@@ -40,13 +40,14 @@ def _switch(modeladmin, request, queryset, *, enabled: bool):
         form = SwitchForm()
     return TemplateResponse(
         request,
-        "catalogue/admin/source_switch_confirm.html",
+        "catalogue/admin/confirm_action.html",
         {
             **modeladmin.admin_site.each_context(request),
             "title": f"{verb} sources",
+            "question": f"{verb} these sources?",
             "verb": verb,
             "action": "enable_sources" if enabled else "disable_sources",
-            "sources": queryset,
+            "items": queryset,
             "form": form,
             "opts": modeladmin.model._meta,
         },
