@@ -13,6 +13,7 @@ Identity follows the source properties, not the printed scorecard:
 
 from __future__ import annotations
 
+import pgtrigger
 from django.db import models
 from django.db.models import Q
 
@@ -268,6 +269,15 @@ class Delivery(models.Model):
         indexes = [
             models.Index(fields=["batter"], name="delivery_batter_idx"),
             models.Index(fields=["bowler"], name="delivery_bowler_idx"),
+        ]
+        # Published content and provenance are immutable (seed §3): only the controlled
+        # live-to-superseded transition may touch a stored row, and none is ever deleted.
+        triggers = [
+            pgtrigger.ReadOnly(
+                name="delivery_content_read_only",
+                exclude=["is_current", "superseded_by", "superseded_at"],
+            ),
+            pgtrigger.Protect(name="delivery_no_delete", operation=pgtrigger.Delete),
         ]
 
     def __str__(self) -> str:

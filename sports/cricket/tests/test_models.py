@@ -1,5 +1,5 @@
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, ProgrammingError, transaction
 from django.utils import timezone
 
 from sports.cricket.models import Delivery, DismissalKind
@@ -74,3 +74,17 @@ def test_the_migration_seeds_fourteen_dismissal_kinds_and_a_run_out_is_not_the_b
     assert DismissalKind.objects.count() == 14
     assert DismissalKind.objects.get(name="run out").credits_bowler is False
     assert DismissalKind.objects.get(name="caught and bowled").credits_bowler is True
+
+
+def test_a_stored_deliverys_content_cannot_be_changed_in_place():
+    delivery = DeliveryFactory(runs_batter=1, runs_total=1)
+    refused = pytest.raises(ProgrammingError, match="Cannot update rows from cricket_delivery")
+    with refused, transaction.atomic():
+        Delivery.objects.filter(pk=delivery.pk).update(runs_batter=4, runs_total=4)
+
+
+def test_a_delivery_is_never_deleted():
+    delivery = DeliveryFactory()
+    refused = pytest.raises(ProgrammingError, match="Cannot delete rows from cricket_delivery")
+    with refused, transaction.atomic():
+        Delivery.objects.filter(pk=delivery.pk).delete()
