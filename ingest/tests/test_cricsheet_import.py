@@ -343,3 +343,15 @@ def test_a_changed_file_for_a_known_match_is_refused_and_changes_nothing(
 def test_match_ids_are_taken_from_file_and_member_names():
     assert match_id_of("dev.tar.gz:wi_211973.json") == "wi_211973"
     assert match_id_of("/data/odis/1402765.json") == "1402765"
+
+
+def test_the_competition_tree_is_event_then_season_or_a_node_per_format(fixtures_by_id):
+    ipl = fixtures_by_id["1216517"].competition
+    assert [n.name for n in ipl.get_ancestors(include_self=True)] == [
+        "Indian Premier League",
+        "2020/21",
+    ]
+    no_event = fixtures_by_id["237242"].competition.get_root()
+    assert (no_event.name, no_event.type) == ("T20 matches (men, international)", "format")
+    women = fixtures_by_id["1398272"].competition.get_root()
+    assert women.name.endswith("(women)") or "Women" in women.name
