@@ -355,3 +355,25 @@ def test_the_competition_tree_is_event_then_season_or_a_node_per_format(fixtures
     assert (no_event.name, no_event.type) == ("T20 matches (men, international)", "format")
     women = fixtures_by_id["1398272"].competition.get_root()
     assert women.name.endswith("(women)") or "Women" in women.name
+
+
+def test_every_scorecard_total_and_wicket_count_agrees_with_the_file(documents, fixtures_by_id):
+    from sports.cricket.selectors import fixture_scorecard
+
+    kinds_not_out = {"retired hurt", "retired not out"}
+    for match_id, doc in documents.items():
+        cards = fixture_scorecard(fixtures_by_id[match_id])
+        for card, inning in zip(cards, doc["innings"], strict=True):
+            balls = [d for o in inning.get("overs", []) for d in o["deliveries"]]
+            penalty = sum((inning.get("penalty_runs") or {}).values())
+            out = sum(w["kind"] not in kinds_not_out for d in balls for w in d.get("wickets", []))
+            assert card.runs == sum(d["runs"]["total"] for d in balls) + penalty, match_id
+            assert card.wickets == out, (match_id, card.ordinal)
+            assert card.legal_balls == sum(_legal(d) for d in balls), (match_id, card.ordinal)
+
+
+def test_a_substitute_fielder_is_shown_as_a_substitute_on_the_scorecard(fixtures_by_id):
+    from sports.cricket.selectors import fixture_scorecard
+
+    super_over = fixture_scorecard(fixtures_by_id["1216517"])[2]
+    assert "c sub (AS Roy) b JJ Bumrah" in [line.how_out for line in super_over.batting]

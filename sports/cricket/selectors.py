@@ -142,6 +142,9 @@ def fixture_scorecard(fixture: Fixture) -> list[InningsCard]:
         squads[team_id].append(player_id)
     people_ids = {d[k] for d in deliveries for k in ("batter_id", "bowler_id", "non_striker_id")}
     people_ids |= {p for squad in squads.values() for p in squad}
+    # Fielders may be substitutes who neither batted, bowled nor were named in the squad.
+    people_ids |= {f.participant_id for fs in fielders.values() for f in fs if f.participant_id}
+    people_ids |= {w.player_out_id for ws in wickets.values() for w in ws}
     names = dict(Participant.objects.filter(pk__in=people_ids).values_list("id", "name"))
 
     by_innings: dict[Any, list[dict]] = defaultdict(list)
@@ -230,7 +233,12 @@ def _card(inning, deliveries, wickets, fielders, names, squads, balls_per_over) 
             kind = wicket.kind
             out = batter(wicket.player_out_id)
             names_of_fielders = [
-                names.get(f.participant_id, "") or "sub" for f in fielders.get(wicket.pk, ())
+                f"sub ({names[f.participant_id]})"
+                if f.substitute and f.participant_id
+                else "sub"
+                if f.substitute or not f.participant_id
+                else names.get(f.participant_id, "")
+                for f in fielders.get(wicket.pk, ())
             ]
             out.how_out = _how_out(wicket, line.name, names_of_fielders)
             if kind.credits_bowler:
