@@ -172,7 +172,6 @@ class Entrant:
     """One results row: a side or entrant of a unit."""
 
     code: str
-    is_team: bool
     country: str
     rank: int | None
     wlt: str
@@ -201,7 +200,6 @@ class Medal:
     code: str
     name: str
     country: str
-    is_team: bool
     on: date | None
     where: str
 
@@ -239,7 +237,11 @@ class _Reader:
             self.fail(name, f"missing column(s) {', '.join(missing)}")
             return
         for row in reader:
-            yield f"{name}, row {reader.line_num}", {k: (v or "").strip() for k, v in row.items()}
+            where = f"{name}, row {reader.line_num}"
+            if None in row:  # DictReader files surplus fields under the key None
+                self.fail(where, "has more fields than the header has columns")
+                continue
+            yield where, {k: (v or "").strip() for k, v in row.items()}
 
     def noc(self, where: str, value: str, column: str) -> str:
         if not NOC_SHAPE.match(value):
@@ -319,12 +321,12 @@ def games_read(directory: Path) -> GamesData:
     for where, row in read("nocs", ("code", "country")):
         data.nocs[r.noc(where, row["code"], "code")] = row.get("country_long") or row["country"]
 
+    listed: list[tuple[str, str, str]] = []  # (discipline, its code, event) from events.csv
     for where, row in read("events", ("event", "sport", "sport_code")):
         if not row["event"] or not row["sport"]:
             r.fail(where, "event and sport must not be empty")
             continue
-        data.disciplines.setdefault(row["sport"], row["sport_code"])
-        data.events.setdefault((row["sport"], row["event"]), "")
+        listed.append((row["sport"], row["sport_code"], row["event"]))
 
     for where, row in read("teams", ("code", "team", "country_code", "athletes_codes")):
         try:
@@ -403,8 +405,16 @@ def games_read(directory: Path) -> GamesData:
             data.teams[code] = Team(code, row["name"], country, event=" ".join(key))
         data.nocs.setdefault(country, row.get("country_long") or row.get("country") or country)
         on = r.day(where, row["medal_date"], "medal_date")
-        data.medals.append(Medal(key, medal, code, row["name"], country, team, on, where))
+        data.medals.append(Medal(key, medal, code, row["name"], country, on, where))
 
+    # events.csv of the snapshot names some disciplines its own way ("Basketball 3x3",
+    # "Trampoline") where results and medals say "3x3 Basketball", "Trampoline Gymnastics";
+    # the discipline code decides, and the name the results use wins.
+    named = {code: name for name, code in data.disciplines.items() if code}
+    for discipline, code, event in listed:
+        discipline = named.get(code, discipline)
+        data.disciplines.setdefault(discipline, code)
+        data.events.setdefault((discipline, event), "")
     _check_medals(r, data)
     if r.problems:
         raise GamesInputError(r.problems)
@@ -489,8 +499,7 @@ def _read_results(r: _Reader, name: str, data: GamesData) -> None:
         if any(e.code == code for e in unit.entrants):
             r.fail(where, f"{code} appears twice in unit {stage}")
             continue
-        is_team = row["participant_type"] == "Team"
-        if is_team:
+        if row["participant_type"] == "Team":
             data.teams.setdefault(
                 code, Team(code, row["participant_name"], country, event=" ".join(key))
             )
@@ -506,7 +515,6 @@ def _read_results(r: _Reader, name: str, data: GamesData) -> None:
         unit.entrants.append(
             Entrant(
                 code=code,
-                is_team=is_team,
                 country=country,
                 rank=rank,
                 wlt=wlt,
@@ -632,8 +640,22 @@ class _Writer:
         self.sports[slug] = sport
         return sport
 
+    def link_node(self, node: Competition, odf_code: str) -> None:
+        # The source's discipline and event codes (SWM, SWMM100MBR) live only in the
+        # external-id map, scoped by the Games code: every Games re-uses them.
+        if odf_code:
+            external_id_link(
+                source_code=SOURCE,
+                entity_type=EntityType.COMPETITION,
+                external_id=f"{self.code}/{odf_code}",
+                internal_id=node.pk,
+                actor=self.actor,
+            )
+
     def event_node(self, key: tuple[str, str]) -> Competition:
         discipline, event = key
+        if ("event", key) in self.nodes:
+            return self.nodes[("event", key)]
         sport = self.sport(discipline)
         disc = self.node(
             ("disc", discipline),
@@ -643,7 +665,7 @@ class _Writer:
             parent=self.nodes[("root",)],
             sport=sport,
         )
-        return self.node(
+        node = self.node(
             ("event", key),
             code=f"{self.code}.{sport.code}.{_event_slug(event)}",
             name=event,
@@ -651,6 +673,9 @@ class _Writer:
             parent=disc,
             sport=sport,
         )
+        self.link_node(disc, self.data.disciplines.get(discipline, ""))
+        self.link_node(node, self.data.events.get(key, ""))
+        return node
 
     # participants
     def participants(self) -> None:

@@ -321,3 +321,21 @@ def test_gzipped_files_are_read_like_plain_ones(sample, tmp_path):
         packed.write_bytes(gzip.compress(path.read_bytes()))
     summary = games_import(directory=target, code="gz", name="Gzipped Games")
     assert (summary.events, summary.medals, summary.fixtures_created) == (3, 10, 8)
+
+
+def test_events_csv_naming_a_discipline_its_own_way_joins_the_results_discipline(db, sample_copy):
+    path = sample_copy / "events.csv"
+    path.write_text(path.read_text().replace(",Swimming,SWM,", ",Swimming Pool,SWM,"))
+    games_import(directory=sample_copy, code="other", name="Other Games")
+    names = set(Competition.objects.get(code="other").get_children().values_list("name", flat=True))
+    assert names == {"Athletics", "Judo", "Swimming"}
+    link = ExternalIdMap.objects.get(source_code="olympics", external_id="other/SWM")
+    assert Competition.objects.get(pk=link.internal_id).name == "Swimming"
+
+
+def test_a_row_with_more_fields_than_the_header_is_refused(db, sample_copy):
+    path = sample_copy / "nocs.csv"
+    path.write_text(path.read_text().replace("AUS,Australia,", "AUS,Australia,extra,", 1))
+    with pytest.raises(GamesInputError) as caught:
+        games_import(directory=sample_copy, code="other", name="Other Games")
+    assert caught.value.problems == ["nocs.csv, row 2: has more fields than the header has columns"]
