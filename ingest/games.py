@@ -15,9 +15,15 @@ tree with its medal results.
 Contract:
 - Everything is read and checked first (pure code). A bad file raises ``GamesInputError``
   naming the file, the row and the rule, before any write.
-- The writes run in ONE transaction for the whole import: a failure part-way (a database
-  guard, a lost race) leaves nothing behind. The tree is locked by ``competition_create``
-  for that transaction, which also keeps two imports of one Games from interleaving.
+- The writes run in ONE transaction for the whole import (chosen over one per event so
+  that a Games is never half there): a failure part-way (a database guard, a lost race
+  with a concurrent import of the same Games, which then fails on the unique codes) leaves
+  nothing behind, and the import can simply be run again.
+- Athletes are keyed by their olympics code (the IOC's lasting id); team codes are re-used
+  by every Games, so a team's external id is scoped by the Games code. New participants go
+  through ``participant_create``, whose fingerprint (type, name, country, birth date) may
+  return an existing record for a namesake; birth dates from ``medallists`` are passed
+  where known to keep namesakes apart.
 - Re-running with the same files changes no row: the submission is found again by the
   digest of the files, and every write below is create-if-missing or a no-op when equal.
   Fields a person pinned (on fixtures and competitors) are never written.
