@@ -20,10 +20,10 @@ Contract:
   with a concurrent import of the same Games, which then fails on the unique codes) leaves
   nothing behind, and the import can simply be run again.
 - Athletes are keyed by their olympics code (the IOC's lasting id); team codes are re-used
-  by every Games, so a team's external id is scoped by the Games code. New participants go
-  through ``participant_create``, whose fingerprint (type, name, country, birth date) may
-  return an existing record for a namesake; birth dates from ``medallists`` are passed
-  where known to keep namesakes apart.
+  by every Games, so a team's external id is scoped by the Games code. The olympics code is
+  the athlete's identity: new athletes are created with ``dedupe=False`` (a fingerprint of
+  name and country would join two namesakes with no birth date), and the resolver never
+  joins a code to a namesake the source knows under another code.
 - Re-running with the same files changes no row: the submission is found again by the
   digest of the files, and every write below is create-if-missing or a no-op when equal.
   Fields a person pinned (on fixtures and competitors) are never written.
@@ -706,6 +706,7 @@ class _Writer:
                     country=row.country,
                     actor=self.actor,
                     source_code=SOURCE,
+                    dedupe=False,
                 )
                 self.s.participants_created += created
             self.countries[row.country] = country

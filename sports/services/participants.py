@@ -46,16 +46,21 @@ def participant_create(
     meta: dict | None = None,
     sports: Iterable[Sport] = (),
     source_code: str = "hand",
+    dedupe: bool = True,
 ) -> tuple[Participant, bool]:
     """Create a participant, or return the existing one with the same fingerprint (type,
     normalised name, country, birth date) instead of inserting a duplicate.
 
     Returns (participant, created). An existing match is followed to its merge survivor.
+
+    ``dedupe=False`` is for a source that gives each party a lasting id of its own (the
+    external-id map is then the identity): two namesakes with no birth date would share a
+    fingerprint, and joining them would be a guess. Such a row is stored without one.
     """
     if type not in ParticipantType.values:
         raise ValidationError({"type": f"{type!r} is not a participant type."})
     fingerprint = participant_fingerprint(type=type, name=name, country=country, born_on=born_on)
-    existing = Participant.objects.filter(identity_hash=fingerprint).first()
+    existing = Participant.objects.filter(identity_hash=fingerprint).first() if dedupe else None
     if existing is not None:
         survivor = Participant.objects.get(pk=follow_merges(Participant, existing.pk))
         alias_observe(participant=survivor, name=name, source_code=source_code)
@@ -68,7 +73,7 @@ def participant_create(
         country=country,
         born_on=born_on,
         meta=meta or {},
-        identity_hash=fingerprint,
+        identity_hash=fingerprint if dedupe else None,
     )
     participant.full_clean()
     try:
@@ -265,6 +270,15 @@ def participants_resolve(
 
     wanted = set(by_id.values()) | {pid for s in name_candidates.values() for pid in s}
     participants = {p.pk: p for p in Participant.objects.filter(pk__in=wanted)}
+    # A name never joins a row to someone this source already knows under another id: the
+    # source's own ids say they are two parties (namesakes are common: two "Wang Yi").
+    known_to_source: dict = {}
+    for internal, external in ExternalIdMap.objects.filter(
+        source_code=source_code,
+        entity_type=EntityType.PARTICIPANT,
+        internal_id__in={pid for s in name_candidates.values() for pid in s},
+    ).values_list("internal_id", "external_id"):
+        known_to_source.setdefault(internal, set()).add(external)
 
     def survivor(pid):
         p = participants[pid]
@@ -280,7 +294,18 @@ def participants_resolve(
         elif row.name and len(name_candidates.get(normalise_name(row.name), ())) == 1:
             (pid,) = name_candidates[normalise_name(row.name)]
             candidate = survivor(pid)
-            if row.type and candidate.type != row.type:
+            other_ids = known_to_source.get(pid, set()) - {row.external_id}
+            if row.external_id and other_ids:
+                result.unmatched.append(
+                    (
+                        row,
+                        (
+                            f"the name {row.name!r} belongs to a participant {source_code} "
+                            f"knows as {', '.join(sorted(other_ids))}, not {row.external_id!r}"
+                        ),
+                    )
+                )
+            elif row.type and candidate.type != row.type:
                 result.unmatched.append(
                     (row, f"the name {row.name!r} belongs to a {candidate.type}, not a {row.type}")
                 )

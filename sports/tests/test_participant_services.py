@@ -106,9 +106,10 @@ def test_resolver_matches_by_id_then_country_code_then_name(django_assert_num_qu
         OutsideRow(country="IND", name="Bharat", type=ParticipantType.COUNTRY),
         OutsideRow(external_id="Z9", name="Bea Name"),
     ]
-    # One query per key kind (ids, country codes, names via aliases and via participants)
-    # and one to load the candidates, however many rows the batch has.
-    with django_assert_num_queries(5):
+    # One query per key kind (ids, country codes, names via aliases and via participants),
+    # one for the source's ids of the name candidates and one to load the candidates,
+    # however many rows the batch has.
+    with django_assert_num_queries(6):
         result = participants_resolve(
             source_code="feed", rows=rows, batch="b", keep_unmatched=False
         )
@@ -152,3 +153,31 @@ def test_a_merge_by_a_person_writes_an_audit_row(editor):
     entry = AuditEntry.objects.get(action="participant.merge")
     assert (entry.actor, entry.entity_key) == (editor, str(loser.pk))
     assert entry.detail["note"] == "same athlete"
+
+
+def test_a_name_never_joins_a_row_to_someone_the_source_knows_under_another_id():
+    wang = ParticipantFactory(name="Wang Yi", country="CHN")
+    external_id_link(
+        source_code="olympics",
+        entity_type=EntityType.PARTICIPANT,
+        external_id="111",
+        internal_id=wang.pk,
+        actor="t",
+    )
+    row = OutsideRow(external_id="222", name="Wang Yi", country="CHN")
+    result = participants_resolve(
+        source_code="olympics", rows=[row], batch="b", keep_unmatched=False
+    )
+    assert result.matched == {}
+    assert "olympics knows as 111, not '222'" in dict(result.unmatched)[row]
+
+
+def test_without_dedupe_namesakes_stay_two_participants():
+    first, _ = participant_create(
+        type="PERSON", name="Wang Yi", country="CHN", actor="t", dedupe=False
+    )
+    second, created = participant_create(
+        type="PERSON", name="Wang Yi", country="CHN", actor="t", dedupe=False
+    )
+    assert created and first.pk != second.pk
+    assert first.identity_hash is None
