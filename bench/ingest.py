@@ -62,15 +62,13 @@ def sources(corpus: Path, limit: int | None):
     return itertools.islice(iter_sources([corpus]), limit)
 
 
-def run_import(corpus: Path, limit: int | None, label: str, async_commit: bool = False):
+def run_import(corpus: Path, limit: int | None, label: str):
     from tqdm import tqdm
 
     from ingest.cricsheet.importer import Importer
 
     with tqdm(total=limit, unit="match", desc=label, mininterval=2) as bar:
-        summary = Importer(async_commit=async_commit).run_sources(
-            sources(corpus, limit), progress=lambda _: bar.update(1)
-        )
+        summary = Importer().run_sources(sources(corpus, limit), progress=lambda _: bar.update(1))
     return summary
 
 
@@ -135,20 +133,13 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--limit", type=int, default=None, help="Only the first N files.")
-    parser.add_argument(
-        "--async-commit",
-        action="store_true",
-        help="Import as import_cricsheet --async-commit (commits not awaited on disk).",
-    )
     args = parser.parse_args(argv)
     if not args.corpus.is_file():
         raise SystemExit(f"bench-ingest: corpus not found at {args.corpus}")
     drop_database(DATABASE)
     setup_django(DATABASE)
 
-    mode = "async commit" if args.async_commit else "synchronous commit"
-    print(f"mode: {mode}")
-    first = run_import(args.corpus, args.limit, "import", args.async_commit)
+    first = run_import(args.corpus, args.limit, "import")
     if first.rejected:
         print(f"{first.rejected} file(s) rejected; first: {first.rejections[0][:500]}")
     print(f"import:   {first.line()}")
@@ -158,7 +149,7 @@ def main(argv: list[str]) -> None:
     floor_seconds = floor(args.corpus, args.limit, first.deliveries)
     print(f"floor:    parse every file + COPY {first.deliveries} rows: {floor_seconds:.1f} s")
 
-    again = run_import(args.corpus, args.limit, "re-import", args.async_commit)
+    again = run_import(args.corpus, args.limit, "re-import")
     print(f"re-import: {again.line()}")
     ratio = first.seconds / floor_seconds if floor_seconds else 0.0
     reimport_ratio = again.seconds / first.seconds if first.seconds else 0.0

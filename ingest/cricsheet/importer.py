@@ -236,9 +236,8 @@ class _Caches:
 class Importer:
     """Imports files one match per transaction and keeps the run's summary."""
 
-    def __init__(self, *, actor: Actor = ACTOR, async_commit: bool = False) -> None:
+    def __init__(self, *, actor: Actor = ACTOR) -> None:
         self.actor = actor
-        self.async_commit = async_commit
         self.caches = _Caches()
         self.summary = ImportSummary()
 
@@ -293,12 +292,7 @@ class Importer:
                     ],
                 )
             self._check_kinds(document, filename)
-            # Only a match that is its own transaction may relax its commit: SET LOCAL
-            # inside a caller's transaction would outlive the match.
-            relax = self.async_commit and not connection.in_atomic_block
             with transaction.atomic():
-                if relax:
-                    self._commit_without_waiting()
                 fixture, deliveries = self._write(document, raw=raw, filename=filename, sha=sha)
         except CricsheetRejected as exc:
             return MatchResult(filename, Outcome.REJECTED, error=str(exc))
@@ -312,15 +306,6 @@ class Importer:
                 error=f"{filename}: not imported, nothing written: {exc}",
             )
         return MatchResult(filename, Outcome.NEW, deliveries=deliveries, fixture_id=fixture.pk)
-
-    @staticmethod
-    def _commit_without_waiting() -> None:
-        """A bulk corpus load may skip waiting for each match's commit to reach the disk
-        (``synchronous_commit = off`` for this transaction only). A server crash can then
-        lose the last few matches reported as new, never corrupt or half-write one, and a
-        re-run imports exactly those again (the import is idempotent)."""
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit = off")
 
     # --- reference rows --------------------------------------------------------------------
 
@@ -854,10 +839,9 @@ def import_paths(
     *,
     actor: Actor = ACTOR,
     progress: Callable[[MatchResult], None] | None = None,
-    async_commit: bool = False,
 ) -> ImportSummary:
     """The one entry point of the command, the Celery task and the samples."""
-    return Importer(actor=actor, async_commit=async_commit).run(paths, progress=progress)
+    return Importer(actor=actor).run(paths, progress=progress)
 
 
 def import_bytes(raw: bytes, *, filename: str, actor: Actor = ACTOR) -> MatchResult:

@@ -77,16 +77,3 @@ def test_the_make_run_sample_loads_and_a_second_load_changes_nothing():
     assert count >= 30
     assert loader().startswith(f"matches: {count} new, 0 unchanged, 0 updated, 0 rejected")
     assert loader().startswith(f"matches: 0 new, {count} unchanged")
-
-
-@pytest.mark.django_db
-def test_async_commit_is_not_set_inside_a_callers_transaction(corpus):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from ingest.cricsheet.importer import Importer
-
-    with CaptureQueriesContext(connection) as queries:
-        summary = Importer(async_commit=True).run([corpus / "m.zip"])
-    assert (summary.new, summary.deliveries) == (1, 13)
-    assert not any("synchronous_commit" in q["sql"] for q in queries.captured_queries)

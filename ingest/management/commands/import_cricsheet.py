@@ -20,14 +20,8 @@ class Command(BaseCommand):
             action="store_true",
             help="Exit non-zero when any file is rejected (the others are still imported).",
         )
-        parser.add_argument(
-            "--async-commit",
-            action="store_true",
-            help="Bulk corpus loads: do not wait for each match's commit to reach the disk. "
-            "A server crash may lose the last few matches (a re-run imports them again).",
-        )
 
-    def handle(self, *args, paths, strict, async_commit, **options):
+    def handle(self, *args, paths, strict, **options):
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise CommandError(f"No such file or directory: {', '.join(missing)}")
@@ -39,7 +33,7 @@ class Command(BaseCommand):
                 if result.error:
                     bar.write(result.error, file=self.stderr)
 
-            summary = import_paths(paths, progress=step, async_commit=async_commit)
+            summary = import_paths(paths, progress=step)
         self.stdout.write(summary.line())
         if strict and summary.rejected:
             raise CommandError(f"{summary.rejected} file(s) rejected")
