@@ -6,18 +6,18 @@ from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 
 SECTIONS = (
-    ("Competitions", "sports:competition-list"),
-    ("Cricket", "sports:cricket-home"),
-    ("Catalogue", "catalogue:product-list"),
-    ("Articles", "discussions:article-list"),
+    ("Competitions", "sports:competition-list", ""),
+    ("Cricket", "sports:competition-list", "?sport=cricket"),
+    ("Catalogue", "catalogue:product-list", ""),
+    ("Articles", "discussions:article-list", ""),
 )
 
 
 def navigation(request: HttpRequest) -> dict[str, list[dict[str, str | None]]]:
     items = []
-    for label, url_name in SECTIONS:
+    for label, url_name, query in SECTIONS:
         try:
-            url = reverse(url_name)
+            url = reverse(url_name) + query
         except NoReverseMatch:
             url = None
         items.append({"label": label, "url": url})

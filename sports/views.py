@@ -31,7 +31,12 @@ def competition_list(request: HttpRequest) -> HttpResponse:
         .select_related("sport")
         .order_by("name")
     )
-    return render(request, "sports/competition_list.html", {"roots": roots})
+    sport = request.GET.get("sport")
+    if sport:
+        # A sport's own trees, and the multi-sport trees holding a node of that sport.
+        trees = Competition.objects.filter(sport__code=sport).values("tree_id")
+        roots = roots.filter(tree_id__in=trees)
+    return render(request, "sports/competition_list.html", {"roots": roots, "sport": sport})
 
 
 def competition_detail(request: HttpRequest, pk) -> HttpResponse:

@@ -189,3 +189,32 @@ def test_a_fixture_page_lists_each_sides_line_up(client):
     publish(fixture)
     page = client.get(reverse("sports:fixture-detail", args=[fixture.pk])).content.decode()
     assert "Ada Keeper" in page and "GK" in page
+
+
+def test_the_competition_list_narrows_to_one_sport(client, league):
+    cricket = competition_create(
+        code="ipl",
+        name="Indian Premier League",
+        type="league",
+        sport=AthleticsFactory(code="cricket", name="Cricket"),
+        actor="t",
+    )
+    page = client.get(reverse("sports:competition-list") + "?sport=cricket").content.decode()
+    assert cricket.name in page and league.name not in page
+
+
+def test_the_navigation_links_every_section_that_has_a_page(client, league):
+    page = client.get("/").content.decode()
+    assert 'href="/competitions/?sport=cricket"' in page
+
+
+def test_a_cricket_fixture_page_links_its_scorecard(client):
+    cricket = AthleticsFactory(code="cricket", name="Cricket")
+    league = competition_create(
+        code="bbl", name="Big Bash", type="league", sport=cricket, actor="t"
+    )
+    fixture = publish(
+        fixture_create(competition=league, code="bbl-1", actor="t", archetype="HEAD_TO_HEAD")
+    )
+    page = client.get(reverse("sports:fixture-detail", args=[fixture.pk])).content.decode()
+    assert reverse("cricket:scorecard", args=[fixture.pk]) in page
