@@ -669,3 +669,56 @@ class AirportHours(models.Model):
 
     def __str__(self) -> str:
         return f"{self.location}: {self.text[:40]}"
+
+
+class ProductMerge(UUIDModel):
+    """The record of one merge: ``from_product`` now forwards to ``to_product``.
+
+    Both sides are kept as they were (full row snapshots) with the listings and awards that
+    moved, so an undo can put back exactly what the merge changed. Created only by
+    ``product_merge``; an undo marks the record and never deletes it.
+    """
+
+    from_product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="merges_out")
+    to_product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="merges_in")
+    merged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    merged_at = models.DateTimeField()
+    reason = models.TextField()
+    # What was inherited and why (``barcode``, ``image``, ``fields``), and which rows moved.
+    detail = models.JSONField(default=dict)
+    from_snapshot = models.JSONField()
+    to_snapshot = models.JSONField()
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    undo_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-merged_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(from_product=F("to_product")),
+                name="catalogue_merge_two_products",
+            ),
+            # A merge is a person's decision: it always says why.
+            models.CheckConstraint(condition=~Q(reason=""), name="catalogue_merge_has_reason"),
+            models.CheckConstraint(
+                condition=Q(undone_at__isnull=True, undone_by__isnull=True, undo_reason="")
+                | Q(undone_at__isnull=False, undone_by__isnull=False) & ~Q(undo_reason=""),
+                name="catalogue_merge_undo_is_complete",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["from_product"], name="catalogue_merge_from"),
+            models.Index(fields=["to_product"], name="catalogue_merge_to"),
+        ]
+        triggers = [
+            # The record of a merge outlives its undo; only the undo columns ever change.
+            pgtrigger.Protect(name="product_merge_never_deleted", operation=pgtrigger.Delete),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_product_id} → {self.to_product_id}"
