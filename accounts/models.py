@@ -308,3 +308,104 @@ class EmailSend(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bucket} at {self.sent_at}"
+
+
+# --- API consumers and their keys --------------------------------------------------------
+
+
+class ApiConsumerKind(models.TextChoices):
+    ORGANISATION = "organisation", "Organisation"
+    PERSON = "person", "Person"
+
+
+class ApiConsumerStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    SUSPENDED = "suspended", "Suspended"
+
+
+class ApiConsumer(UUIDModel):
+    """A program's owner that calls the API with keys: a data partner or a person.
+
+    Requests made with its keys act as ``owner``, so the role and grant checks that protect
+    the API for people protect it for programs too. The limits are per consumer, whichever
+    of its keys made the request: rotating a key must not reset or double a budget.
+    """
+
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=ApiConsumerKind.choices)
+    contact_name = models.CharField(max_length=200, blank=True)
+    contact_email = models.EmailField()
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="api_consumers"
+    )
+    status = models.CharField(
+        max_length=16, choices=ApiConsumerStatus.choices, default=ApiConsumerStatus.ACTIVE
+    )
+    per_minute_limit = models.PositiveIntegerField(default=60)
+    daily_quota = models.PositiveIntegerField(default=10_000)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "API consumer"
+        constraints = [
+            # Zero would lock a consumer out silently; suspending it says so.
+            models.CheckConstraint(
+                condition=Q(per_minute_limit__gt=0), name="accounts_apiconsumer_minute_limit_pos"
+            ),
+            models.CheckConstraint(
+                condition=Q(daily_quota__gt=0), name="accounts_apiconsumer_daily_quota_pos"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ApiKey(UUIDModel):
+    """One credential of a consumer: ``<prefix>.<secret>``, shown once when issued.
+
+    Only the SHA-256 of the secret is stored. The secret is 32 random bytes, so a fast hash
+    is as safe as a slow one here (there is nothing to guess), and it keeps the check cheap
+    on every request where the password hasher would cost tens of milliseconds. The prefix
+    is not secret: it finds the row and lets people name a key in the console and in logs.
+    """
+
+    consumer = models.ForeignKey(ApiConsumer, on_delete=models.PROTECT, related_name="keys")
+    prefix = models.CharField(max_length=16, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="api_keys_issued"
+    )
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="api_keys_revoked",
+    )
+    revoke_reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        verbose_name = "API key"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(expires_at__isnull=True) | Q(expires_at__gt=models.F("created_at")),
+                name="accounts_apikey_expires_after_creation",
+            ),
+            # Same rule as sessions: a revocation records who, when and why, or nothing.
+            models.CheckConstraint(
+                condition=Q(revoked_at__isnull=True, revoked_by__isnull=True, revoke_reason="")
+                | (Q(revoked_at__isnull=False, revoked_by__isnull=False) & ~Q(revoke_reason="")),
+                name="accounts_apikey_revoked_with_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.consumer_id})"
+
+    def is_live(self, at=None) -> bool:
+        at = at or timezone.now()
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > at)

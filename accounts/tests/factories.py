@@ -1,6 +1,6 @@
 import factory
 
-from accounts.models import AccountStatus, Role, User
+from accounts.models import AccountStatus, ApiConsumer, ApiConsumerKind, Role, User
 
 DEFAULT_PASSWORD = "correct horse battery staple 42"
 
@@ -22,3 +22,15 @@ class UserFactory(factory.django.DjangoModelFactory):
 class StaffFactory(UserFactory):
     is_staff = True
     role = Role.EDITOR
+
+
+class ApiConsumerFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ApiConsumer
+
+    name = factory.Sequence(lambda n: f"Data partner {n}")
+    kind = ApiConsumerKind.ORGANISATION
+    contact_email = factory.Sequence(lambda n: f"partner{n}@example.org")
+    owner = factory.SubFactory(UserFactory)
+    per_minute_limit = 60
+    daily_quota = 10_000

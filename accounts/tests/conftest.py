@@ -1,0 +1,23 @@
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.services import api_key_issue
+from accounts.tests.factories import ApiConsumerFactory
+
+
+@pytest.fixture
+def consumer(viewer):
+    return ApiConsumerFactory(owner=viewer, per_minute_limit=5, daily_quota=8)
+
+
+@pytest.fixture
+def issued_key(consumer, admin_user):
+    """A live key of ``consumer`` and its plaintext, issued by the administrator."""
+    return api_key_issue(consumer=consumer, actor=admin_user)
+
+
+@pytest.fixture
+def api_key_client(issued_key):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {issued_key[1]}")
+    return client
