@@ -6,6 +6,7 @@ human decision (a listing pin, an alias, an override) is read first and never ov
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,6 +27,7 @@ from catalogue.models import (
     FxRate,
     Listing,
     Location,
+    MergeCandidate,
     ObservationSourceKind,
     Override,
     PriceObservation,
@@ -966,3 +968,87 @@ def product_unmerge(*, merge: ProductMerge, actor, note: str) -> ProductMerge:
                 "kept": {k: v for k, v in kept.items() if v}},
     )  # fmt: skip
     return merge
+
+
+# --- The merge-candidate queue ----------------------------------------------------------
+
+
+@transaction.atomic
+def merge_candidate_propose(
+    *, level: str, left_id, right_id, score: float | None, why: str, actor=None
+) -> MergeCandidate:
+    """Queue a pair for a person, or return the row already held for it.
+
+    An open row takes the newer score and reason; a decided (or superseded) pair is never
+    touched again, so a rule cannot bring back what a person rejected. ``actor`` is None
+    when a rule proposes.
+    """
+    if not (why or "").strip():
+        raise ValidationError({"why": "Say in one line why the pair looks like one."})
+    # Python orders UUIDs by their 128-bit value, as PostgreSQL does: the check agrees.
+    left_id, right_id = sorted(uuid.UUID(str(x)) for x in (left_id, right_id))
+    if left_id == right_id:
+        raise ValidationError("A pair needs two different rows.")
+    # ON CONFLICT DO NOTHING: two suggest runs proposing one pair at once both succeed.
+    MergeCandidate.objects.bulk_create(
+        [
+            MergeCandidate(
+                level=level,
+                left_id=left_id,
+                right_id=right_id,
+                score=score,
+                why=why,
+                detected_at=timezone.now(),
+            )
+        ],
+        ignore_conflicts=True,
+    )
+    candidate = MergeCandidate.objects.select_for_update().get(
+        level=level, left_id=left_id, right_id=right_id
+    )
+    if candidate.status == MergeCandidate.Status.OPEN and (candidate.score, candidate.why) != (
+        score,
+        why,
+    ):
+        candidate.score, candidate.why = score, why
+        candidate.save(update_fields=["score", "why"])
+    return candidate
+
+
+@transaction.atomic
+def merge_candidate_decide(
+    *, candidate: MergeCandidate, accept: bool, actor, note: str
+) -> MergeCandidate:
+    """Record a person's decision on an open candidate.
+
+    Holds a row lock on the candidate and re-reads its status under it: two reviewers
+    deciding at once are serialised, the first decision stands and the second is refused,
+    so exactly one decision (and one audit row) is recorded. Accepting records the
+    decision only; the merge or alias itself is its own service call.
+    """
+    if not (note or "").strip():
+        raise ValidationError({"note": "Say why you decided this way."})
+    candidate = MergeCandidate.objects.select_for_update().get(pk=candidate.pk)
+    if candidate.status != MergeCandidate.Status.OPEN:
+        raise ValidationError(
+            f"This pair was already decided ({candidate.get_status_display().lower()})."
+        )
+    candidate.status = MergeCandidate.Status.ACCEPTED if accept else MergeCandidate.Status.REJECTED
+    candidate.decided_by = actor
+    candidate.decided_at = timezone.now()
+    candidate.decision_note = note
+    candidate.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
+    audit_record(
+        actor=actor,
+        action="merge_candidate.decide",
+        entity=candidate,
+        key=candidate.pk,
+        detail={
+            "level": candidate.level,
+            "left": candidate.left_id,
+            "right": candidate.right_id,
+            "decision": candidate.status,
+            "note": note,
+        },
+    )
+    return candidate
