@@ -409,3 +409,45 @@ class ApiKey(UUIDModel):
     def is_live(self, at=None) -> bool:
         at = at or timezone.now()
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > at)
+
+
+class ApiUsagePeriod(models.TextChoices):
+    MINUTE = "minute", "Minute"
+    DAY = "day", "Day"
+
+
+class ApiUsage(models.Model):
+    """Requests one key made in one UTC minute or day: the limits' counters and the usage
+    the console shows.
+
+    Rows live in PostgreSQL, not a cache: they survive restarts, and every web process
+    increments the same row with one atomic upsert (``api_usage_admit``), so the count is
+    consistent across processes without a coordinator. Written only by that service.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    consumer = models.ForeignKey(ApiConsumer, on_delete=models.PROTECT, related_name="usage")
+    key = models.ForeignKey(ApiKey, on_delete=models.PROTECT, related_name="usage")
+    period = models.CharField(max_length=8, choices=ApiUsagePeriod.choices)
+    bucket_start = models.DateTimeField()
+    count = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name = "API usage"
+        verbose_name_plural = "API usage"
+        constraints = [
+            # The upsert's conflict target: one counter per key, period and bucket.
+            models.UniqueConstraint(
+                fields=["key", "period", "bucket_start"], name="accounts_apiusage_one_per_bucket"
+            ),
+            models.CheckConstraint(condition=Q(count__gt=0), name="accounts_apiusage_count_pos"),
+        ]
+        indexes = [
+            # The consumer's total over its keys, read on every keyed request.
+            models.Index(
+                fields=["consumer", "period", "bucket_start"], name="accounts_apiusage_consumer_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key_id} {self.period} {self.bucket_start:%Y-%m-%d %H:%M}: {self.count}"

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import secrets
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -31,6 +33,8 @@ from accounts.models import (
     ApiConsumer,
     ApiConsumerStatus,
     ApiKey,
+    ApiUsage,
+    ApiUsagePeriod,
     AuditEntry,
     EmailSend,
     Role,
@@ -690,3 +694,93 @@ def api_key_authenticate(*, presented: str) -> ApiKey | None:
     if key.consumer.status != ApiConsumerStatus.ACTIVE or not key.consumer.owner.can_sign_in:
         return None
     return key
+
+
+# --- API usage and limits ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The answer for one keyed request: admitted or not, and the figures for the
+    ``RateLimit-*`` headers of the limit closest to running out (or the one exceeded)."""
+
+    allowed: bool
+    limit: int
+    remaining: int
+    reset_seconds: int
+
+
+def _bucket(at: datetime, period: str) -> tuple[datetime, datetime]:
+    at = at.astimezone(UTC)
+    if period == ApiUsagePeriod.MINUTE:
+        start = at.replace(second=0, microsecond=0)
+        return start, start + timedelta(minutes=1)
+    start = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + timedelta(days=1)
+
+
+def _usage_bump(*, key: ApiKey, period: str, bucket_start: datetime) -> int:
+    """Add one to the key's counter and return the consumer's total over all its keys.
+
+    One statement: the upsert takes the key row's lock, so concurrent requests on one key
+    each see a distinct count and never over-admit. Other keys' rows are read from the
+    statement's snapshot, so requests racing on *different* keys of one consumer (during a
+    rotation) can over-admit by at most the number of those in flight at once.
+    """
+    table = ApiUsage._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH bumped AS (
+                INSERT INTO {table} (consumer_id, key_id, period, bucket_start, count)
+                VALUES (%(consumer)s, %(key)s, %(period)s, %(start)s, 1)
+                ON CONFLICT (key_id, period, bucket_start)
+                DO UPDATE SET count = {table}.count + 1
+                RETURNING count
+            )
+            SELECT (SELECT count FROM bumped) + COALESCE(
+                (SELECT SUM(count) FROM {table}
+                 WHERE consumer_id = %(consumer)s AND period = %(period)s
+                   AND bucket_start = %(start)s AND key_id <> %(key)s),
+                0)
+            """,  # noqa: S608 -- the table name is the model's own; values are parameters.
+            {
+                "consumer": key.consumer_id,
+                "key": key.pk,
+                "period": period,
+                "start": bucket_start,
+            },
+        )
+        return int(cursor.fetchone()[0])
+
+
+def api_usage_admit(*, key: ApiKey, at: datetime) -> Admission:
+    """Count one request by ``key`` at ``at`` against its consumer's per-minute limit, then
+    its UTC daily quota, and say whether to serve it.
+
+    Buckets are UTC minutes and UTC days, so every limit resets at a UTC boundary.
+    A request refused by the minute limit does not touch the daily quota; attempts over a
+    limit are still counted in that limit's row (the console then shows how hard a consumer
+    pushed). Not wrapped in a transaction on purpose: under autocommit each upsert commits
+    at once, so the counter row's lock is held for one statement, not a whole request.
+    """
+    consumer = key.consumer
+    checks = (
+        (ApiUsagePeriod.MINUTE, consumer.per_minute_limit),
+        (ApiUsagePeriod.DAY, consumer.daily_quota),
+    )
+    answers = []
+    for period, limit in checks:
+        start, end = _bucket(at, period)
+        total = _usage_bump(key=key, period=period, bucket_start=start)
+        answer = Admission(
+            allowed=total <= limit,
+            limit=limit,
+            remaining=max(0, limit - total),
+            reset_seconds=max(1, math.ceil((end - at).total_seconds())),
+        )
+        if not answer.allowed:
+            return answer
+        answers.append(answer)
+    # Report the limit that will run out first; on a tie the one that resets sooner.
+    return min(answers, key=lambda a: (a.remaining, a.reset_seconds))

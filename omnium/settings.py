@@ -210,7 +210,10 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "omnium.exceptions.api_exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["omnium.throttling.HashedAnonRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "omnium.throttling.HashedAnonRateThrottle",
+        "accounts.throttling.ConsumerRateThrottle",
+    ],
     "DEFAULT_THROTTLE_RATES": {"anon": env_str("API_ANON_RATE", "120/minute")},
 }
 SPECTACULAR_SETTINGS = {
