@@ -1,7 +1,9 @@
-"""The catalogue console: read-mostly for now (merges, aliases and overrides come next)."""
+"""The catalogue console: read-mostly, with merges, their undo and the candidate queue as
+actions that ask for a note and call one service (aliases and overrides come next)."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -19,17 +21,24 @@ from catalogue.models import (
     FxRate,
     Listing,
     Location,
+    MergeCandidate,
     Override,
     PriceObservation,
     Product,
     ProductLine,
+    ProductMerge,
     Retailer,
     Reverification,
     VariationAlias,
     VerificationCheck,
     VerificationRun,
 )
-from catalogue.services import location_set_visible
+from catalogue.services import (
+    location_set_visible,
+    merge_candidate_decide,
+    product_merge,
+    product_unmerge,
+)
 
 
 class EstimatedCountPaginator(Paginator):
@@ -188,8 +197,52 @@ class ListingInline(admin.TabularInline):
         return latest.observed_at if latest else "—"
 
 
+def _confirm_page(modeladmin, request, queryset, *, action, title, question, verb, form):
+    return TemplateResponse(
+        request,
+        "catalogue/admin/confirm_action.html",
+        {
+            **modeladmin.admin_site.each_context(request),
+            "title": title,
+            "question": question,
+            "verb": verb,
+            "action": action,
+            "items": queryset,
+            "form": form,
+            "opts": modeladmin.model._meta,
+        },
+    )
+
+
+class NoteForm(forms.Form):
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
+
+
+class MergeForm(NoteForm):
+    survivor = forms.ChoiceField(widget=forms.RadioSelect, label="Keep this one")
+    confirm_two_barcodes = forms.BooleanField(
+        required=False,
+        label="They carry different barcodes and I have checked they are one product "
+        "(the note says why; the kept product's barcode wins)",
+    )
+    field_order = ["survivor", "note", "confirm_two_barcodes"]
+
+    def __init__(self, *args, products, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["survivor"].choices = [(str(p.pk), self.describe(p)) for p in products]
+
+    @staticmethod
+    def describe(p: Product) -> str:
+        return f"{p} · {p.brand or '—'} · barcode {p.gtin or 'none'} · {p.listings_n} listing(s)"
+
+
+def _error_text(error: ValidationError) -> str:
+    return "; ".join(error.messages)
+
+
 @admin.register(Product)
 class ProductAdmin(ReadOnlyAdmin):
+    actions = ["merge_products"]
     list_display = ["name", "brand", "gtin", "quantity", "vertical", "listing_count", "merged"]
     list_filter = ["vertical", "quantity_state", "form", "identity_rules_version"]
     list_select_related = ["brand"]
@@ -224,6 +277,46 @@ class ProductAdmin(ReadOnlyAdmin):
     @admin.display(description="merged into")
     def merged(self, obj) -> str:
         return admin_link(obj.merged_into) if obj.merged_into_id else ""
+
+    def has_merge_permission(self, request) -> bool:
+        # Editors merge; a reviewer decides candidates but does not merge by hand.
+        return request.user.has_perm("catalogue.add_productmerge")
+
+    @admin.action(description="Merge two products into one…", permissions=["merge"])
+    def merge_products(self, request, queryset):
+        products = list(queryset.select_related("brand").order_by("created_at"))
+        if len(products) != 2:
+            self.message_user(request, "Select exactly two products to merge.", messages.ERROR)
+            return None
+        bound = "confirm" in request.POST
+        form = MergeForm(request.POST if bound else None, products=products)
+        if bound and form.is_valid():
+            survivor = next(p for p in products if str(p.pk) == form.cleaned_data["survivor"])
+            loser = next(p for p in products if p.pk != survivor.pk)
+            try:
+                product_merge(
+                    loser=loser,
+                    survivor=survivor,
+                    actor=request.user,
+                    note=form.cleaned_data["note"],
+                    confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],
+                )
+            except ValidationError as error:
+                form.add_error(None, _error_text(error))
+            else:
+                self.message_user(request, f"Merged {loser} into {survivor}.", messages.SUCCESS)
+                return None
+        return _confirm_page(
+            self,
+            request,
+            queryset,
+            action="merge_products",
+            title="Merge two products",
+            question="Merge these into one product? The other keeps its row, forwarding to "
+            "the one you keep; its listings and awards move, and the merge can be undone.",
+            verb="Merge",
+            form=form,
+        )
 
 
 @admin.register(Listing)
@@ -324,3 +417,100 @@ class VerificationCheckAdmin(ReadOnlyAdmin):
 class AirportHoursAdmin(ReadOnlyAdmin):
     list_display = ["location", "text", "source_kind", "observed_at", "entered_by"]
     list_select_related = ["location", "entered_by"]
+
+
+@admin.register(ProductMerge)
+class ProductMergeAdmin(ReadOnlyAdmin):
+    list_display = ["merged_at", "from_link", "to_link", "merged_by", "reason", "undone_at"]
+    list_select_related = ["from_product", "to_product", "merged_by"]
+    list_filter = [("undone_at", admin.EmptyFieldListFilter)]
+    actions = ["undo_merges"]
+
+    @admin.display(description="merged")
+    def from_link(self, obj) -> str:
+        return admin_link(obj.from_product)
+
+    @admin.display(description="into")
+    def to_link(self, obj) -> str:
+        return admin_link(obj.to_product)
+
+    def has_unmerge_permission(self, request) -> bool:
+        return request.user.has_perm("catalogue.add_productmerge")
+
+    @admin.action(description="Undo the selected merges…", permissions=["unmerge"])
+    def undo_merges(self, request, queryset):
+        bound = "confirm" in request.POST
+        form = NoteForm(request.POST if bound else None)
+        if bound and form.is_valid():
+            undone = 0
+            for merge in queryset.order_by("-merged_at"):
+                try:
+                    product_unmerge(merge=merge, actor=request.user, note=form.cleaned_data["note"])
+                    undone += 1
+                except ValidationError as error:
+                    self.message_user(request, f"{merge}: {_error_text(error)}", messages.ERROR)
+            self.message_user(request, f"Undid {undone} merge(s).", messages.SUCCESS)
+            return None
+        return _confirm_page(
+            self,
+            request,
+            queryset,
+            action="undo_merges",
+            title="Undo merges",
+            question="Undo these merges? Both products, their listings and awards go back to "
+            "what they were, except what someone changed since.",
+            verb="Undo",
+            form=form,
+        )
+
+
+@admin.register(MergeCandidate)
+class MergeCandidateAdmin(ReadOnlyAdmin):
+    """The queue, highest score first; deciding a pair is a person's call with a note."""
+
+    list_display = ["level", "left_id", "right_id", "score", "why", "status", "decided_by"]
+    list_filter = ["level", "status"]
+    list_select_related = ["decided_by"]
+    show_full_result_count = False
+    actions = ["accept_candidates", "reject_candidates"]
+
+    def has_decide_permission(self, request) -> bool:
+        return request.user.has_perm("catalogue.change_mergecandidate")
+
+    def _decide(self, request, queryset, *, accept: bool):
+        verb = "Accept" if accept else "Reject"
+        bound = "confirm" in request.POST
+        form = NoteForm(request.POST if bound else None)
+        if bound and form.is_valid():
+            decided = 0
+            for candidate in queryset:
+                try:
+                    merge_candidate_decide(
+                        candidate=candidate,
+                        accept=accept,
+                        actor=request.user,
+                        note=form.cleaned_data["note"],
+                    )
+                    decided += 1
+                except ValidationError as error:
+                    self.message_user(request, f"{candidate}: {_error_text(error)}", messages.ERROR)
+            self.message_user(request, f"{verb}ed {decided} candidate(s).", messages.SUCCESS)
+            return None
+        return _confirm_page(
+            self,
+            request,
+            queryset,
+            action="accept_candidates" if accept else "reject_candidates",
+            title=f"{verb} candidates",
+            question=f"{verb} these pairs? A decided pair is never proposed again.",
+            verb=verb,
+            form=form,
+        )
+
+    @admin.action(description="Accept the selected pairs…", permissions=["decide"])
+    def accept_candidates(self, request, queryset):
+        return self._decide(request, queryset, accept=True)
+
+    @admin.action(description="Reject the selected pairs…", permissions=["decide"])
+    def reject_candidates(self, request, queryset):
+        return self._decide(request, queryset, accept=False)

@@ -850,8 +850,8 @@ def product_merge(
         raise ValidationError({"note": "Say why these are one product."})
     if loser.pk == survivor.pk:
         raise ValidationError("A product cannot be merged into itself.")
-    locked = {p.pk: p for p in Product.objects.select_for_update().filter(
-        pk__in=[loser.pk, survivor.pk]).order_by("pk")}  # fmt: skip
+    rows = Product.objects.select_for_update().filter(pk__in=[loser.pk, survivor.pk])
+    locked = {p.pk: p for p in rows.order_by("pk")}
     loser, survivor = locked[loser.pk], locked[survivor.pk]
     for product in (loser, survivor):
         if product.merged_into_id:
@@ -934,8 +934,10 @@ def product_unmerge(*, merge: ProductMerge, actor, note: str) -> ProductMerge:
     merge = ProductMerge.objects.select_for_update().get(pk=merge.pk)
     if merge.undone_at is not None:
         raise ValidationError("This merge has already been undone.")
-    products = {p.pk: p for p in Product.objects.select_for_update().filter(
-        pk__in=[merge.from_product_id, merge.to_product_id]).order_by("pk")}  # fmt: skip
+    rows = Product.objects.select_for_update().filter(
+        pk__in=[merge.from_product_id, merge.to_product_id]
+    )
+    products = {p.pk: p for p in rows.order_by("pk")}
     loser, survivor = products[merge.from_product_id], products[merge.to_product_id]
     if survivor.merged_into_id:
         raise ValidationError(
@@ -964,9 +966,13 @@ def product_unmerge(*, merge: ProductMerge, actor, note: str) -> ProductMerge:
         action="product.unmerge",
         entity=loser,
         key=loser.pk,
-        detail={"from": survivor.pk, "merge": merge.pk, "note": note,
-                "kept": {k: v for k, v in kept.items() if v}},
-    )  # fmt: skip
+        detail={
+            "from": survivor.pk,
+            "merge": merge.pk,
+            "note": note,
+            "kept": {k: v for k, v in kept.items() if v},
+        },
+    )
     return merge
 
 
