@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.services import audit_record
@@ -28,6 +29,7 @@ from catalogue.models import (
     Listing,
     Location,
     MergeCandidate,
+    MergeLevel,
     ObservationSourceKind,
     Override,
     PriceObservation,
@@ -877,6 +879,17 @@ def product_merge(
         product=survivor, updated_at=timezone.now()
     )
 
+    # A queued pair with the loser in it is about a row that no longer stands alone.
+    superseded = list(
+        MergeCandidate.objects.select_for_update()
+        .filter(level=MergeLevel.PRODUCT, status=MergeCandidate.Status.OPEN)
+        .filter(Q(left_id=loser.pk) | Q(right_id=loser.pk))
+        .values_list("pk", flat=True)
+    )
+    MergeCandidate.objects.filter(pk__in=superseded).update(
+        status=MergeCandidate.Status.SUPERSEDED, decided_at=timezone.now()
+    )
+
     loser.refresh_from_db()
     survivor.refresh_from_db()
     merge = ProductMerge.objects.create(
@@ -893,6 +906,7 @@ def product_merge(
             "to_written": {c: _row(survivor)[c] for c in _attnames(Product, changed)},
             "listings": [_row(x) for x in listings],
             "awards": [_row(x) for x in awards],
+            "superseded_candidates": [str(pk) for pk in superseded],
         },
         from_snapshot=from_before,
         to_snapshot=to_before,
@@ -956,6 +970,12 @@ def product_unmerge(*, merge: ProductMerge, actor, note: str) -> ProductMerge:
         for before in detail[key]:
             if _put_back(model, before["id"], before, written_product):
                 kept.setdefault(key, []).append(before["id"])
+
+    # Pairs this merge closed are open again, unless a person has decided them since.
+    MergeCandidate.objects.filter(
+        pk__in=detail.get("superseded_candidates", []),
+        status=MergeCandidate.Status.SUPERSEDED,
+    ).update(status=MergeCandidate.Status.OPEN, decided_at=None)
 
     merge.undone_at = timezone.now()
     merge.undone_by = actor

@@ -8,9 +8,9 @@ from django.db import ProgrammingError, transaction
 from django.utils import timezone
 
 from accounts.models import AuditEntry
-from catalogue.models import Award, Listing, Override, Product, ProductMerge
+from catalogue.models import Award, Listing, MergeCandidate, Override, Product, ProductMerge
 from catalogue.selectors import product_resolve
-from catalogue.services import _row, product_merge, product_unmerge
+from catalogue.services import _row, merge_candidate_propose, product_merge, product_unmerge
 from catalogue.tests.factories import ListingFactory, ProductFactory
 
 pytestmark = pytest.mark.django_db
@@ -232,3 +232,36 @@ def test_a_chain_of_merges_resolves_to_the_last_survivor(editor):
     merge(a, b, editor)
     merge(fresh(b), c, editor)
     assert product_resolve(a.pk) == c
+
+
+def _candidate(a, b):
+    return merge_candidate_propose(
+        level="product", left_id=a.pk, right_id=b.pk, score=0.5, why="same line and size"
+    )
+
+
+def test_merge_closes_open_candidates_about_the_loser_as_superseded(editor):
+    loser, survivor, other = ProductFactory(), ProductFactory(), ProductFactory()
+    about_loser, elsewhere = _candidate(loser, other), _candidate(survivor, other)
+    merge(loser, survivor, editor)
+    assert MergeCandidate.objects.get(pk=about_loser.pk).status == "superseded"
+    assert MergeCandidate.objects.get(pk=elsewhere.pk).status == "open"
+
+
+def test_unmerge_reopens_the_candidates_the_merge_closed(editor):
+    loser, survivor, other = ProductFactory(), ProductFactory(), ProductFactory()
+    candidate = _candidate(loser, other)
+    record = merge(loser, survivor, editor)
+    product_unmerge(merge=record, actor=editor, note="undo")
+    candidate = MergeCandidate.objects.get(pk=candidate.pk)
+    assert (candidate.status, candidate.decided_at) == ("open", None)
+
+
+def test_moved_listings_keep_only_the_barcode_their_shop_published(editor):
+    loser = ProductFactory(gtin="3348901419610", gtin_source="collected")
+    survivor = ProductFactory(gtin=None)
+    published = ListingFactory(product=loser, listed_gtin="3348901419610")
+    silent = ListingFactory(product=survivor, listed_gtin=None)
+    merge(loser, survivor, editor)
+    assert Listing.objects.get(pk=published.pk).listed_gtin == "3348901419610"
+    assert Listing.objects.get(pk=silent.pk).listed_gtin is None
