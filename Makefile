@@ -38,9 +38,13 @@ run: services ## Install, migrate, load the sample data, start web + worker, pri
 	@echo "api    http://$(HOST):$(PORT)/api/v1/   docs http://$(HOST):$(PORT)/api/docs/"
 	@echo "health http://$(HOST):$(PORT)/healthz"
 	@echo "Ctrl-C stops the web server and the worker."
-	@export DEBUG=$${DEBUG:-true}; trap 'kill 0' EXIT; \
+	@# Both run in the background and the shell waits: bash runs its trap during `wait`
+	@# (not while a foreground child runs), so Ctrl-C, a closed terminal, or either process
+	@# ending stops the other one too.
+	@export DEBUG=$${DEBUG:-true}; trap 'trap - EXIT INT TERM HUP; kill 0' EXIT INT TERM HUP; \
 	  $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=2 & \
-	  $(MANAGE) runserver $(HOST):$(PORT)
+	  $(MANAGE) runserver $(HOST):$(PORT) & \
+	  wait -n
 
 web: services ## Start only the web server (development)
 	DEBUG=$${DEBUG:-true} $(MANAGE) runserver $(HOST):$(PORT)
