@@ -816,16 +816,12 @@ def _inherit(
             changed += list(columns)
             taken.append(group)
     missing = {k: v for k, v in loser.attributes.items() if k not in survivor.attributes}
-    if missing and Override.Field.VARIATION not in decided:
+    if Override.Field.VARIATION in decided:
+        missing.pop("variation", None)
+    if missing:
         survivor.attributes = {**survivor.attributes, **missing}
         changed.append("attributes")
         taken.append("attributes")
-    elif missing:
-        missing.pop("variation", None)
-        if missing:
-            survivor.attributes = {**survivor.attributes, **missing}
-            changed.append("attributes")
-            taken.append("attributes")
     if taken:
         record["fields"] = {"from": str(loser.pk), "taken": taken}
     return changed, record
@@ -892,6 +888,7 @@ def product_merge(
 
     loser.refresh_from_db()
     survivor.refresh_from_db()
+    survivor_row = _row(survivor)
     merge = ProductMerge.objects.create(
         from_product=loser,
         to_product=survivor,
@@ -903,7 +900,7 @@ def product_merge(
             # What the merge wrote to each row, so an undo can tell its own work from
             # a change someone made since.
             "from_written": {"merged_into_id": str(survivor.pk)},
-            "to_written": {c: _row(survivor)[c] for c in _attnames(Product, changed)},
+            "to_written": {c: survivor_row[c] for c in _attnames(Product, changed)},
             "listings": [_row(x) for x in listings],
             "awards": [_row(x) for x in awards],
             "superseded_candidates": [str(pk) for pk in superseded],

@@ -265,3 +265,18 @@ def test_moved_listings_keep_only_the_barcode_their_shop_published(editor):
     merge(loser, survivor, editor)
     assert Listing.objects.get(pk=published.pk).listed_gtin == "3348901419610"
     assert Listing.objects.get(pk=silent.pk).listed_gtin is None
+
+
+def test_survivor_takes_attributes_it_lacks_but_not_a_variation_a_person_decided(editor):
+    loser = ProductFactory(attributes={"variation": "edp", "concentration": "edp"})
+    survivor = ProductFactory(attributes={})
+    Override.objects.create(
+        entity_key=str(survivor.pk),
+        field="variation",
+        value=None,
+        set_by=editor,
+        set_at=timezone.now(),
+        reason="names no variation on purpose",
+    )
+    merge(loser, survivor, editor)
+    assert fresh(survivor).attributes == {"concentration": "edp"}
