@@ -36,5 +36,30 @@ def audit_person(actor: Actor, *, action: str, entity, key, detail: dict | None 
         audit_record(actor=user, action=action, entity=entity, key=key, detail=detail)
 
 
+def lock_merge_pair(model, *, loser, survivor, note: str, note_field: str = "note"):
+    """The two rows of a merge, re-read under row locks after the checks every merge
+    shares: a note saying why, two different rows, neither already merged.
+
+    Locks in primary-key order, so two merges of the same pair cannot deadlock.
+    """
+    label = model._meta.verbose_name
+    if not note:
+        raise ValidationError({note_field: "A merge needs a note saying why."})
+    if loser.pk == survivor.pk:
+        raise ValidationError(f"A {label} cannot be merged into itself.")
+    locked = {
+        row.pk: row
+        for row in model.objects.select_for_update()
+        .filter(pk__in=[loser.pk, survivor.pk])
+        .order_by("pk")
+    }
+    loser, survivor = locked[loser.pk], locked[survivor.pk]
+    if loser.merged_into_id is not None:
+        raise ValidationError(f"{loser} is already merged into another {label}.")
+    if survivor.merged_into_id is not None:
+        raise ValidationError(f"{survivor} is itself merged; merge into its survivor instead.")
+    return loser, survivor
+
+
 class ConflictError(ValidationError):
     """The write lost a race or its precondition no longer holds; nothing was changed."""

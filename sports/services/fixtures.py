@@ -27,7 +27,7 @@ from sports.models import (
 )
 from sports.plugins.base import fixture_day
 from sports.plugins.registry import get_plugin
-from sports.services.common import Actor, actor_user, audit_person
+from sports.services.common import Actor, actor_user, audit_person, lock_merge_pair
 from sports.services.timeline import timeline_append
 
 AMENDABLE = ("name", "scheduled_start", "venue", "status", "coverage_tier", "results_official")
@@ -341,21 +341,11 @@ def fixture_unpin(*, fixture: Fixture, fields: list[str], actor: Actor) -> Fixtu
 def fixture_merge(*, loser: Fixture, survivor: Fixture, actor: Actor, reason: str) -> Fixture:
     """Point ``loser`` at ``survivor`` (merge, never delete): the loser's row and its log
     stay, its external ids resolve to the survivor through the chain."""
-    if not reason:
-        raise ValidationError({"reason": "A merge needs a reason."})
-    if loser.pk == survivor.pk:
-        raise ValidationError("A fixture cannot be merged into itself.")
-    locked = {
-        f.pk: f
-        for f in Fixture.objects.select_for_update()
-        .filter(pk__in=[loser.pk, survivor.pk])
-        .order_by("pk")
-    }
-    loser, survivor = locked[loser.pk], locked[survivor.pk]
+    loser, survivor = lock_merge_pair(
+        Fixture, loser=loser, survivor=survivor, note=reason, note_field="reason"
+    )
     if loser.sport_id != survivor.sport_id:
         raise ValidationError("Only fixtures of one sport can be merged.")
-    if loser.merged_into_id or survivor.merged_into_id:
-        raise ValidationError("One of these fixtures is already merged.")
     loser.merged_into = survivor
     loser.version += 1
     loser.save(update_fields=["merged_into", "version", "updated_at"])

@@ -29,7 +29,7 @@ from sports.models import (
     UnmatchedRow,
 )
 from sports.querysets import follow_merges
-from sports.services.common import Actor, actor_label, audit_person
+from sports.services.common import Actor, actor_label, audit_person, lock_merge_pair
 from sports.services.timeline import timeline_append
 
 
@@ -119,21 +119,7 @@ def participant_merge(
 
     Locks both rows (in primary-key order) for the duration.
     """
-    if not note:
-        raise ValidationError({"note": "A merge needs a note saying why."})
-    if loser.pk == survivor.pk:
-        raise ValidationError("A participant cannot be merged into itself.")
-    locked = {
-        p.pk: p
-        for p in Participant.objects.select_for_update()
-        .filter(pk__in=[loser.pk, survivor.pk])
-        .order_by("pk")
-    }
-    loser, survivor = locked[loser.pk], locked[survivor.pk]
-    if loser.merged_into_id is not None:
-        raise ValidationError(f"{loser} is already merged into another participant.")
-    if survivor.merged_into_id is not None:
-        raise ValidationError(f"{survivor} is itself merged; merge into its survivor instead.")
+    loser, survivor = lock_merge_pair(Participant, loser=loser, survivor=survivor, note=note)
     if loser.type != survivor.type:
         raise ValidationError(f"A {loser.type} cannot be merged into a {survivor.type}.")
 
