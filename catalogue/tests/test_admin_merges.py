@@ -149,3 +149,19 @@ def test_accept_action_asks_first(reviewer_console, pair):
     )
     assert b"Accept these pairs?" in page.content
     assert MergeCandidate.objects.get(pk=candidate.pk).status == "open"
+
+
+def test_merge_record_page_renders(editor_console, pair, editor):
+    record = product_merge(loser=pair[0], survivor=pair[1], actor=editor, note="one")
+    url = reverse("admin:catalogue_productmerge_change", args=[record.pk])
+    page = editor_console.get(url)
+    assert page.status_code == 200
+    assert b'name="reason"' not in page.content
+
+
+def test_candidate_page_renders(reviewer_console, pair):
+    candidate = merge_candidate_propose(
+        level="product", left_id=pair[0].pk, right_id=pair[1].pk, score=0.7, why="two sizes"
+    )
+    url = reverse("admin:catalogue_mergecandidate_change", args=[candidate.pk])
+    assert reviewer_console.get(url).status_code == 200
