@@ -4,14 +4,27 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
 
 from accounts import services
 from accounts.acting import may_act_as_others
 from accounts.forms import ReasonForm
-from accounts.models import AccountGrant, AccountSession, AuditEntry, EmailSend, User
+from accounts.models import (
+    AccountGrant,
+    AccountSession,
+    ApiConsumer,
+    ApiKey,
+    ApiUsage,
+    ApiUsagePeriod,
+    AuditEntry,
+    EmailSend,
+    User,
+)
 
 
 def _reason_confirmation(request: HttpRequest) -> ReasonForm | None:
@@ -252,4 +265,246 @@ class EmailSendAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+# --- API consumers, keys and usage -------------------------------------------------------
+
+
+class AdministratorsOnly:
+    """Consumers and keys are credentials to the whole API: only administrators see them."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return may_act_as_others(request.real_user)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return may_act_as_others(request.real_user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return may_act_as_others(request.real_user)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return may_act_as_others(request.real_user)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        # Keys and usage are records of who could call and who did: never deleted.
+        return False
+
+    def has_administer_permission(self, request: HttpRequest) -> bool:
+        return may_act_as_others(request.real_user)
+
+
+def _key_issued_page(modeladmin, request, issued: list, *, continue_url: str) -> HttpResponse:
+    """The one page that shows plaintext keys. Rendered directly, never through the messages
+    framework, whose cookie or session would keep a copy; and marked not to be cached."""
+    response = TemplateResponse(
+        request,
+        "admin/accounts/api_key_issued.html",
+        {
+            **modeladmin.admin_site.each_context(request),
+            "title": "API key issued" if len(issued) == 1 else "API keys issued",
+            "issued": issued,
+            "continue_url": continue_url,
+            "opts": modeladmin.model._meta,
+        },
+    )
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class ApiKeyInline(admin.TabularInline):
+    model = ApiKey
+    fk_name = "consumer"
+    fields = ("prefix", "created_at", "created_by", "expires_at", "revoked_at", "revoke_reason")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(ApiConsumer)
+class ApiConsumerAdmin(AdministratorsOnly, admin.ModelAdmin):
+    list_display = (
+        "name",
+        "kind",
+        "owner",
+        "status",
+        "per_minute_limit",
+        "daily_quota",
+        "live_keys",
+        "requests_today",
+    )
+    list_filter = ("status", "kind")
+    list_select_related = ("owner",)
+    search_fields = ("name", "contact_name", "contact_email", "owner__username")
+    autocomplete_fields = ("owner",)
+    fields = (*services.API_CONSUMER_FIELDS, "created_at")
+    readonly_fields = ("created_at",)
+    inlines = (ApiKeyInline,)
+    actions = ("issue_key",)
+
+    def get_queryset(self, request: HttpRequest):
+        now = timezone.now()
+        today, _end = services.usage_bucket(now, ApiUsagePeriod.DAY)
+        usage_today = (
+            ApiUsage.objects.filter(
+                consumer=OuterRef("pk"), period=ApiUsagePeriod.DAY, bucket_start=today
+            )
+            .values("consumer")
+            .annotate(total=Sum("count"))
+            .values("total")
+        )
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                live_key_count=Count(
+                    "keys",
+                    filter=Q(keys__revoked_at__isnull=True)
+                    & (Q(keys__expires_at__isnull=True) | Q(keys__expires_at__gt=now)),
+                ),
+                requests_today_total=Subquery(usage_today),
+            )
+        )
+
+    @admin.display(description="live keys", ordering="live_key_count")
+    def live_keys(self, obj: ApiConsumer) -> int:
+        return obj.live_key_count
+
+    @admin.display(description="requests today (UTC)", ordering="requests_today_total")
+    def requests_today(self, obj: ApiConsumer) -> int:
+        return obj.requests_today_total or 0
+
+    def save_model(self, request, obj, form, change):
+        # Writes go through the services so they are validated and audited in one place.
+        values = {name: form.cleaned_data[name] for name in services.API_CONSUMER_FIELDS}
+        if change:
+            saved = services.api_consumer_change(consumer=obj, actor=request.real_user, **values)
+        else:
+            saved = services.api_consumer_create(actor=request.real_user, **values)
+            # The admin continues with ``obj`` (its redirect needs the key).
+            obj.pk = saved.pk
+            obj._state.adding = False
+        obj.refresh_from_db()
+
+    @admin.action(
+        description="Issue a new key (rotation: the old keys stay live)", permissions=["administer"]
+    )
+    def issue_key(self, request: HttpRequest, queryset) -> HttpResponse:
+        issued = [
+            services.api_key_issue(consumer=consumer, actor=request.real_user)
+            for consumer in queryset
+        ]
+        return _key_issued_page(
+            self, request, issued, continue_url=reverse("admin:accounts_apiconsumer_changelist")
+        )
+
+
+class ApiKeyAddForm(forms.ModelForm):
+    class Meta:
+        model = ApiKey
+        fields = ("consumer", "expires_at")
+
+    def clean_expires_at(self):
+        # The service refuses it too; checking here shows the error on the form.
+        expires_at = self.cleaned_data["expires_at"]
+        if expires_at is not None and expires_at <= timezone.now():
+            raise ValidationError("The expiry must be in the future.")
+        return expires_at
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(AdministratorsOnly, admin.ModelAdmin):
+    """Keys: issue one (its plaintext is shown once, on the page after saving), revoke with
+    a reason. Nothing else about a key can change."""
+
+    list_display = ("prefix", "consumer", "created_at", "expires_at", "revoked_at", "live")
+    list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
+    list_select_related = ("consumer",)
+    search_fields = ("prefix", "consumer__name")
+    autocomplete_fields = ("consumer",)
+    readonly_fields = (
+        "consumer",
+        "prefix",
+        "created_at",
+        "created_by",
+        "expires_at",
+        "revoked_at",
+        "revoked_by",
+        "revoke_reason",
+    )
+    actions = ("revoke",)
+    form = ApiKeyAddForm
+
+    @admin.display(boolean=True)
+    def live(self, obj: ApiKey) -> bool:
+        return obj.is_live()
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        return self.readonly_fields if obj is not None else ()
+
+    def get_fields(self, request: HttpRequest, obj=None):
+        return self.readonly_fields if obj is not None else ("consumer", "expires_at")
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        # The change page is for reading; revoking is the action, with its reason.
+        return False
+
+    def save_model(self, request, obj, form, change):
+        key, plaintext = services.api_key_issue(
+            consumer=form.cleaned_data["consumer"],
+            actor=request.real_user,
+            expires_at=form.cleaned_data["expires_at"],
+        )
+        obj.pk = key.pk
+        obj._state.adding = False
+        obj.refresh_from_db()
+        # Kept on the request only, for response_add's page; never stored.
+        request._issued_api_key = (key, plaintext)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return _key_issued_page(
+            self,
+            request,
+            [request._issued_api_key],
+            continue_url=reverse("admin:accounts_apikey_change", args=[obj.pk]),
+        )
+
+    @admin.action(description="Revoke with a reason", permissions=["administer"])
+    def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        form = _reason_confirmation(request)
+        if form is None:
+            return _render_reason_page(
+                self, request, queryset, title="Revoke API keys", action="revoke"
+            )
+        for key in queryset:
+            services.api_key_revoke(
+                key=key, actor=request.real_user, reason=form.cleaned_data["reason"]
+            )
+        self.message_user(request, f"{queryset.count()} keys revoked.")
+        return None
+
+
+@admin.register(ApiUsage)
+class ApiUsageAdmin(AdministratorsOnly, admin.ModelAdmin):
+    """The limits' counters, read-only: who called how much, per UTC minute and day."""
+
+    list_display = ("bucket_start", "period", "consumer", "key", "count")
+    list_filter = ("period", ("consumer", admin.RelatedOnlyFieldListFilter))
+    list_select_related = ("consumer", "key")
+    date_hierarchy = "bucket_start"
+    show_full_result_count = False
+    readonly_fields = ("consumer", "key", "period", "bucket_start", "count")
+    ordering = ("-bucket_start",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False

@@ -710,7 +710,8 @@ class Admission:
     reset_seconds: int
 
 
-def _bucket(at: datetime, period: str) -> tuple[datetime, datetime]:
+def usage_bucket(at: datetime, period: str) -> tuple[datetime, datetime]:
+    """The UTC minute or day holding ``at``: its start and its end."""
     at = at.astimezone(UTC)
     if period == ApiUsagePeriod.MINUTE:
         start = at.replace(second=0, microsecond=0)
@@ -771,7 +772,7 @@ def api_usage_admit(*, key: ApiKey, at: datetime) -> Admission:
     )
     answers = []
     for period, limit in checks:
-        start, end = _bucket(at, period)
+        start, end = usage_bucket(at, period)
         total = _usage_bump(key=key, period=period, bucket_start=start)
         answer = Admission(
             allowed=total <= limit,
