@@ -785,3 +785,22 @@ def api_usage_admit(*, key: ApiKey, at: datetime) -> Admission:
         answers.append(answer)
     # Report the limit that will run out first; on a tie the one that resets sooner.
     return min(answers, key=lambda a: (a.remaining, a.reset_seconds))
+
+
+# Minute counters matter only while their minute is current; two days of them let the
+# console show how hard a consumer pushed yesterday. Day counters are the usage history
+# and are kept.
+API_USAGE_MINUTE_RETENTION = timedelta(days=2)
+
+
+def api_usage_prune(*, now: datetime) -> int:
+    """Delete minute counters older than ``API_USAGE_MINUTE_RETENTION``; returns how many.
+
+    No audit row: counters are not decisions, and a row per scheduled run would be noise.
+    Safe to repeat and to run beside live traffic: the current minute's rows are never old
+    enough to be touched, so no admission can lose its count.
+    """
+    deleted, _ = ApiUsage.objects.filter(
+        period=ApiUsagePeriod.MINUTE, bucket_start__lt=now - API_USAGE_MINUTE_RETENTION
+    ).delete()
+    return deleted

@@ -7,7 +7,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import ApiUsage, ApiUsagePeriod
-from accounts.services import api_key_issue, api_usage_admit
+from accounts.services import api_key_issue, api_usage_admit, api_usage_prune
+from accounts.tasks import api_usage_prune_task
 from accounts.tests.factories import ApiConsumerFactory
 
 pytestmark = pytest.mark.django_db
@@ -152,3 +153,26 @@ def test_concurrent_requests_on_one_key_never_admit_more_than_the_limit(admin_us
         admitted = sum(pool.map(admit, range(40)))
     assert admitted == 10
     assert ApiUsage.objects.get(key=key, period=ApiUsagePeriod.MINUTE).count == 40
+
+
+def test_pruning_drops_old_minute_counters_and_keeps_day_counters(issued_key):
+    key, _plaintext = issued_key
+    old = datetime(2026, 3, 10, 8, 30, 15, tzinfo=UTC)
+    recent = datetime(2026, 3, 14, 8, 30, 15, tzinfo=UTC)
+    api_usage_admit(key=key, at=old)
+    api_usage_admit(key=key, at=recent)
+    assert api_usage_prune(now=datetime(2026, 3, 14, 9, 0, tzinfo=UTC)) == 1
+    left = sorted((row.period, row.bucket_start.day) for row in ApiUsage.objects.all())
+    assert left == [("day", 10), ("day", 14), ("minute", 14)]
+
+
+def test_pruning_never_touches_the_current_minute(issued_key):
+    key, _plaintext = issued_key
+    at = datetime(2026, 3, 14, 8, 30, 15, tzinfo=UTC)
+    api_usage_admit(key=key, at=at)
+    assert api_usage_prune(now=at) == 0
+
+
+def test_the_scheduled_task_prunes_as_of_now(issued_key, clock):
+    api_usage_admit(key=issued_key[0], at=clock.at - timedelta(days=3))
+    assert api_usage_prune_task.apply().get() == 1
