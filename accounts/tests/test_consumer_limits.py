@@ -176,3 +176,11 @@ def test_pruning_never_touches_the_current_minute(issued_key):
 def test_the_scheduled_task_prunes_as_of_now(issued_key, clock):
     api_usage_admit(key=issued_key[0], at=clock.at - timedelta(days=3))
     assert api_usage_prune_task.apply().get() == 1
+
+
+def test_a_keyed_request_costs_one_lookup_and_one_upsert_per_limit(
+    clock, api_key_client, django_assert_num_queries
+):
+    # The key with its consumer and owner in one join, then the minute and the day counters.
+    with django_assert_num_queries(3):
+        assert _get(api_key_client).status_code == 200
