@@ -249,6 +249,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ingest.collect_enabled_sources",
         "schedule": env_int("COLLECT_EVERY_SECONDS", 6 * 3600, minimum=60),
     },
+    # API usage counters: minute rows older than two days go; day rows stay.
+    "prune-api-usage": {"task": "accounts.api_usage_prune", "schedule": 3600},
 }
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured(
