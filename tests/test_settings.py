@@ -58,3 +58,16 @@ def test_production_settings_pass_the_deploy_check_with_nothing_reported():
     result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], **PRODUCTION_ENV)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+def test_manage_py_runs_in_debug_only_when_no_secret_key_is_set():
+    dev = _run(
+        ["manage.py", "shell", "-c", "from django.conf import settings; print(settings.DEBUG)"]
+    )
+    assert dev.stdout.strip().splitlines()[-1] == "True", dev.stderr
+    deployed = _run(
+        ["manage.py", "shell", "-c", "from django.conf import settings; print(settings.DEBUG)"],
+        SECRET_KEY=PRODUCTION_ENV["SECRET_KEY"],
+        ALLOWED_HOSTS="omnium.example.org",
+    )
+    assert deployed.stdout.strip().splitlines()[-1] == "False", deployed.stderr
