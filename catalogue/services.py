@@ -1075,3 +1075,99 @@ def merge_candidate_decide(
         },
     )
     return candidate
+
+
+# --- Suggestions: rules propose, people decide ------------------------------------------
+
+
+@dataclass
+class SuggestReport:
+    proposed: int = 0
+    refreshed: int = 0
+    already_decided: int = 0
+    superseded: int = 0
+    by_rule: dict[str, int] = field(default_factory=dict)
+
+    def line(self) -> str:
+        rules = ", ".join(f"{k} {v}" for k, v in sorted(self.by_rule.items())) or "none"
+        return (
+            f"suggest: {self.proposed} new candidate(s), {self.refreshed} open ones refreshed, "
+            f"{self.already_decided} already decided by a person (left alone), "
+            f"{self.superseded} closed as superseded; by rule: {rules}"
+        )
+
+
+def _gone_ids(level: str, ids: set) -> set:
+    """Which of ``ids`` no longer stand alone at ``level``: merged, aliased or deleted."""
+    model = {MergeLevel.BRAND: Brand, MergeLevel.LINE: ProductLine, MergeLevel.PRODUCT: Product}[
+        level
+    ]
+    standing = model.objects.filter(pk__in=ids)
+    if level == MergeLevel.PRODUCT:
+        standing = standing.filter(merged_into__isnull=True)
+    else:
+        standing = standing.filter(canonical__isnull=True)
+    return ids - set(standing.values_list("pk", flat=True))
+
+
+@transaction.atomic
+def merge_candidates_supersede(*, actor=None) -> int:
+    """Close every open pair one side of which was merged or aliased away since it was
+    queued. A rule closes it, so it names no one; a person's decision is never touched."""
+    open_rows = list(
+        MergeCandidate.objects.select_for_update()
+        .filter(status=MergeCandidate.Status.OPEN)
+        .values_list("pk", "level", "left_id", "right_id")
+    )
+    closing = []
+    for level in MergeLevel.values:
+        rows = [r for r in open_rows if r[1] == level]
+        gone = _gone_ids(level, {x for r in rows for x in r[2:]})
+        closing += [r[0] for r in rows if r[2] in gone or r[3] in gone]
+    return MergeCandidate.objects.filter(pk__in=closing).update(
+        status=MergeCandidate.Status.SUPERSEDED, decided_at=timezone.now()
+    )
+
+
+@transaction.atomic
+def candidates_suggest(*, actor=None, progress: Callable[[int], None] | None = None):
+    """Derive brand, line and product pairs by rule (``catalogue.suggest``) and queue them.
+
+    First closes pairs whose side went away; then each proposal goes through the same path
+    as ``merge_candidate_propose``: a new pair is queued, an open one takes the newer score
+    and reason, and a pair a person decided is left exactly as it is. Safe to repeat.
+    """
+    from catalogue.suggest import all_proposals
+
+    report = SuggestReport(superseded=merge_candidates_supersede(actor=actor))
+    held = {
+        (c.level, str(c.left_id), str(c.right_id)): c
+        for c in MergeCandidate.objects.select_for_update()
+    }
+    new = []
+    for n, proposal in enumerate(all_proposals(), start=1):
+        report.by_rule[proposal.rule] = report.by_rule.get(proposal.rule, 0) + 1
+        candidate = held.get(proposal.pair)
+        if candidate is None:
+            level, left, right = proposal.pair
+            new.append(
+                MergeCandidate(
+                    level=level,
+                    left_id=left,
+                    right_id=right,
+                    score=proposal.score,
+                    why=proposal.why,
+                    detected_at=timezone.now(),
+                )
+            )
+        elif candidate.status != MergeCandidate.Status.OPEN:
+            report.already_decided += 1
+        elif (candidate.score, candidate.why) != (proposal.score, proposal.why):
+            candidate.score, candidate.why = proposal.score, proposal.why
+            candidate.save(update_fields=["score", "why"])
+            report.refreshed += 1
+        if progress:
+            progress(n)
+    created = MergeCandidate.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
+    report.proposed = len(created)
+    return report

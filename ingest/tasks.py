@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from catalogue.tasks import suggest_candidates
 from ingest.collectors.services import SourceDisabled, source_collect
-from ingest.models import Source
+from ingest.models import RunStatus, Source
 
 
 @shared_task(name="ingest.collect_source", acks_late=True)
@@ -15,6 +16,10 @@ def collect_source(source_id: str) -> dict:
         run = source_collect(source=source, triggered_by="celery")
     except SourceDisabled as exc:
         return {"source": source.slug, "status": "disabled", "message": str(exc)}
+    if run.status == RunStatus.SUCCEEDED:
+        # What the new rows suggest waits for a person; its own task, so a slow or failed
+        # suggest never fails the collection.
+        suggest_candidates.delay()
     return {"source": source.slug, "status": run.status, "run": run.pk}
 
 

@@ -1,0 +1,62 @@
+"""``suggest`` runs as a Celery task after each collection."""
+
+import pytest
+
+from catalogue.models import MergeCandidate
+from catalogue.tests.factories import LocationFactory
+from ingest import tasks
+from ingest.models import Source
+
+
+def feed_source(tmp_path, slug):
+    feed = tmp_path / "feed.csv"
+    feed.write_text(
+        "sku,name,brand\nS1,Dior Sauvage EDT Men 100 ml,Dior\nS2,Dior Sauvage Men 100 ml,Dior\n",
+        encoding="utf-8",
+    )
+    return Source.objects.create(
+        slug=slug,
+        name=slug,
+        feed_format="generic_csv",
+        location=LocationFactory(),
+        feed_path=str(feed),
+        mapping={
+            "fields": {"sku": "sku", "name": "name", "brand": "brand"},
+            "carries_prices": False,
+            "defaults": {"vertical": "fragrance"},
+        },
+    )
+
+
+@pytest.mark.django_db
+def test_a_succeeded_collection_sends_the_suggest_task(tmp_path, monkeypatch):
+    sent = []
+    monkeypatch.setattr(tasks.suggest_candidates, "delay", lambda: sent.append("suggest"))
+    tasks.collect_source(str(feed_source(tmp_path, "feed-a").pk))
+    assert sent == ["suggest"]
+
+
+@pytest.mark.django_db
+def test_a_disabled_source_sends_no_suggest_task(tmp_path, monkeypatch):
+    sent = []
+    monkeypatch.setattr(tasks.suggest_candidates, "delay", lambda: sent.append("suggest"))
+    source = feed_source(tmp_path, "feed-b")
+    Source.objects.filter(pk=source.pk).update(enabled=False)
+    tasks.collect_source(str(source.pk))
+    assert sent == []
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_queues_candidates_after_collecting(celery_worker_process, tmp_path):
+    source = feed_source(tmp_path, "feed-worker")
+    result = tasks.collect_source.apply_async(
+        args=[str(source.pk)], queue=celery_worker_process.queue
+    )
+    assert result.get(timeout=120)["status"] == "succeeded"
+    from catalogue.tasks import suggest_candidates
+
+    # The collection sent suggest on the worker's queue; run one more to wait for it.
+    done = suggest_candidates.apply_async(queue=celery_worker_process.queue).get(timeout=120)
+    assert done["proposed"] == 0
+    assert MergeCandidate.objects.filter(level="product", status="open").count() == 1
