@@ -12,6 +12,7 @@ import pgtrigger
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from simple_history.models import HistoricalRecords
 
 from catalogue.querysets import (
     BrandQuerySet,
@@ -21,6 +22,13 @@ from catalogue.querysets import (
     ProductQuerySet,
 )
 from omnium.models import TimestampedModel, UUIDModel
+
+
+def curated_history() -> HistoricalRecords:
+    """Every change to a curated row, with the person (``_history_user``, else the request's
+    user) and their reason (``_change_reason``); a rule's change names no one."""
+    return HistoricalRecords(history_change_reason_field=models.TextField(null=True))
+
 
 CURRENCY_SHAPE = r"^[A-Z]{3}$"
 
@@ -150,6 +158,7 @@ class Brand(UUIDModel, TimestampedModel):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
 
+    history = curated_history()
     objects = BrandQuerySet.as_manager()
 
     class Meta:
@@ -184,6 +193,8 @@ class ProductLine(UUIDModel, TimestampedModel):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
 
+    history = curated_history()
+
     class Meta:
         ordering = ["name"]
         constraints = [
@@ -214,6 +225,8 @@ class VariationAlias(UUIDModel):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    history = curated_history()
 
     class Meta:
         ordering = ["vertical", "raw"]
@@ -280,6 +293,7 @@ class Product(UUIDModel, TimestampedModel):
     image_checked = models.BooleanField(default=False)
 
     objects = ProductQuerySet.as_manager()
+    history = curated_history()
 
     class Meta:
         ordering = ["name"]
@@ -513,6 +527,8 @@ class Override(UUIDModel):
     set_at = models.DateTimeField()
     reason = models.TextField()
     collector_disagrees_since = models.DateTimeField(null=True, blank=True)
+
+    history = curated_history()
 
     class Meta:
         constraints = [

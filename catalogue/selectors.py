@@ -71,3 +71,85 @@ def location_listings(location: Location):
         .latest_prices()
         .order_by(F("product__name").asc())
     )
+
+
+# Columns behind each field a person reads on a product, and the override that can own it.
+PROVENANCE_FIELDS: list[tuple[str, tuple[str, ...], str | None]] = [
+    ("name", ("name",), "name"),
+    ("brand", ("brand_id",), None),
+    ("line", ("line_id",), "line_id"),
+    ("variation", ("attributes",), "variation"),
+    ("quantity", ("quantity_value", "quantity_unit", "form", "pack_count"), "quantity"),
+    ("category", ("category",), "category"),
+    ("barcode", ("gtin",), None),
+    ("image", ("image_url",), None),
+]
+
+
+def product_provenance(product: Product) -> list[dict]:
+    """Where each value of a product came from: a person's override (who, when, why), a
+    merge (who, when, from which row) or a rule (which rules version) / the collection.
+
+    Three queries whatever the product: its overrides, the merges into it, their people.
+    """
+    from catalogue.models import Override, ProductMerge
+
+    overrides = {
+        o.field: o
+        for o in Override.objects.filter(
+            entity_type="product", entity_key=str(product.pk)
+        ).select_related("set_by")
+    }
+    merges = list(
+        ProductMerge.objects.filter(to_product=product, undone_at__isnull=True)
+        .select_related("merged_by")
+        .order_by("-merged_at")
+    )
+    rows = []
+    for label, columns, override_field in PROVENANCE_FIELDS:
+        override = overrides.get(override_field) if override_field else None
+        merge = next(
+            (m for m in merges if set(columns) & set(m.detail.get("to_written", {}))), None
+        )
+        if override is not None:
+            source = "override"
+            detail = (
+                f"set by {override.set_by or 'someone'} on {override.set_at:%Y-%m-%d %H:%M}: "
+                f"{override.reason} (collected: {override.collected_value})"
+            )
+        elif merge is not None:
+            source = "merge"
+            detail = (
+                f"inherited from {merge.from_product_id} in a merge by {merge.merged_by} on "
+                f"{merge.merged_at:%Y-%m-%d %H:%M}: {merge.reason}"
+            )
+        elif label == "barcode":
+            source = "collected" if product.gtin else "none"
+            detail = "published by one of its shops" if product.gtin else "no barcode known"
+        elif label == "image":
+            source = "collected" if product.image_url else "none"
+            detail = product.image_source or "no image"
+        elif label == "name":
+            source, detail = "collected", "as its first shop listed it"
+        else:
+            source = "rule"
+            detail = f"identity rules v{product.identity_rules_version}"
+        rows.append(
+            {"field": label, "value": _shown(product, label), "source": source, "detail": detail}
+        )
+    return rows
+
+
+def _shown(product: Product, label: str) -> str:
+    if label == "variation":
+        return product.attributes.get("variation") or ""
+    if label == "quantity":
+        if product.quantity_value is None:
+            return product.quantity_state
+        return f"{product.quantity_value.normalize():f} {product.quantity_unit} ({product.form})"
+    if label == "barcode":
+        return product.gtin or ""
+    if label == "image":
+        return product.image_url
+    value = getattr(product, label)
+    return "" if value is None else str(value)

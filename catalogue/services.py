@@ -19,9 +19,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.services import audit_record
+from catalogue.identity import RULES_VERSION
 from catalogue.identity.brands import display_name
 from catalogue.identity.keys import UNKNOWN, House, Listed, Standard, derive, vetoed
-from catalogue.identity.quantity import Unit
+from catalogue.identity.quantity import Unit, parse_quantity
 from catalogue.identity.text import slug_fold
 from catalogue.models import (
     Award,
@@ -43,6 +44,24 @@ from catalogue.models import (
 )
 
 CENT = Decimal("0.01")
+
+
+def _by(obj: models.Model, actor, reason: str | None):
+    """Stamp a curated row's next history record with the person and their reason (a rule
+    passes no actor: the record then names whoever the request belongs to, or no one)."""
+    if actor is not None:
+        obj._history_user = actor
+    if reason:
+        obj._change_reason = reason
+    return obj
+
+
+def _record_history(model: type[models.Model], pks: Iterable, *, actor, reason: str) -> None:
+    """A history record for rows changed by ``update()``, which saves no history itself."""
+    rows = list(model.objects.filter(pk__in=list(pks)))
+    model.history.bulk_history_create(
+        rows, update=True, default_user=actor, default_change_reason=reason
+    )
 
 
 class IdentityMode:
@@ -218,6 +237,38 @@ def listing_pin(*, listing: Listing, product: Product, reason: str, actor) -> Li
             "updated_at",
         ]
     )
+    audit_record(
+        actor=actor,
+        action="listing.pin",
+        entity=listing,
+        key=listing.pk,
+        detail={"product": product.pk, "reason": reason},
+    )
+    return listing
+
+
+@transaction.atomic
+def listing_unpin(*, listing: Listing, reason: str, actor) -> Listing:
+    """Release a pin: the listing stays with its product until a person or a merge moves it,
+    and later sightings follow the listing's product as for any other listing."""
+    if not (reason or "").strip():
+        raise ValidationError({"reason": "Say why the pin is released."})
+    listing = Listing.objects.select_for_update().get(pk=listing.pk)
+    if listing.pinned_product_id is None:
+        return listing
+    was = listing.pinned_product_id
+    listing.pinned_product, listing.pinned_by, listing.pinned_at = None, None, None
+    listing.pin_reason = ""
+    listing.save(
+        update_fields=["pinned_product", "pinned_by", "pinned_at", "pin_reason", "updated_at"]
+    )
+    audit_record(
+        actor=actor,
+        action="listing.unpin",
+        entity=listing,
+        key=listing.pk,
+        detail={"was_pinned_to": was, "reason": reason},
+    )
     return listing
 
 
@@ -226,12 +277,34 @@ def listing_ignore(*, listing: Listing, reason: str, actor) -> Listing:
     """Hide a listing from the site; its prices keep being collected."""
     if not reason.strip():
         raise ValidationError({"reason": "Say why this listing is ignored."})
+    listing = Listing.objects.select_for_update().get(pk=listing.pk)
     if listing.ignored_at:
         return listing
     listing.ignored_at = timezone.now()
     listing.ignored_by = actor
     listing.ignore_reason = reason
     listing.save(update_fields=["ignored_at", "ignored_by", "ignore_reason", "updated_at"])
+    audit_record(
+        actor=actor, action="listing.ignore", entity=listing, key=listing.pk,
+        detail={"reason": reason},
+    )  # fmt: skip
+    return listing
+
+
+@transaction.atomic
+def listing_unignore(*, listing: Listing, reason: str, actor) -> Listing:
+    """Show an ignored listing on the site again."""
+    if not (reason or "").strip():
+        raise ValidationError({"reason": "Say why the listing is shown again."})
+    listing = Listing.objects.select_for_update().get(pk=listing.pk)
+    if listing.ignored_at is None:
+        return listing
+    listing.ignored_at, listing.ignored_by, listing.ignore_reason = None, None, ""
+    listing.save(update_fields=["ignored_at", "ignored_by", "ignore_reason", "updated_at"])
+    audit_record(
+        actor=actor, action="listing.unignore", entity=listing, key=listing.pk,
+        detail={"reason": reason},
+    )  # fmt: skip
     return listing
 
 
@@ -643,6 +716,25 @@ _OVERRIDE_FIELDS = {
 }
 
 
+def _overridden(standard: Standard, human: dict[str, Override]) -> tuple[Standard, set[str]]:
+    """The standard layer with a person's quantity and line in place of the rules' own, so
+    the key agrees with what the person decided. Returns the fields read from overrides."""
+    read = set()
+    quantity = human.get(Override.Field.QUANTITY)
+    if quantity is not None and isinstance(quantity.value, str):
+        parsed = parse_quantity(quantity.value, dedicated=True)
+        if parsed.state == "stated":
+            standard = dataclasses.replace(standard, quantity=parsed)
+            read.add(Override.Field.QUANTITY)
+    line = human.get(Override.Field.LINE)
+    if line is not None and line.value:
+        chosen = ProductLine.objects.filter(pk=line.value).first()
+        if chosen is not None:
+            standard = dataclasses.replace(standard, line_key=_root(ProductLine, chosen).key)
+            read.add(Override.Field.LINE)
+    return standard, read
+
+
 def _founding_listed(product: Product) -> Listed:
     own = Listing.objects.filter(product=product, pinned_product__isnull=True)
     if product.merged_into_id:
@@ -655,7 +747,8 @@ def _founding_listed(product: Product) -> Listed:
             ).values_list("detail", flat=True)
             for row in detail.get("listings", [])
         ]
-        own = Listing.objects.filter(pk__in=moved, pinned_product__isnull=True)
+        if moved:
+            own = Listing.objects.filter(pk__in=moved, pinned_product__isnull=True)
     listing = own.order_by("created_at").first()
     if listing is not None:
         return Listed(
@@ -672,7 +765,11 @@ def _founding_listed(product: Product) -> Listed:
 
 @transaction.atomic
 def products_rederive(
-    *, rules_version: int | None = None, products: Iterable[Product] | None = None, actor=None
+    *,
+    rules_version: int | None = None,
+    products: Iterable[Product] | None = None,
+    actor=None,
+    reason: str = "",
 ) -> RederiveReport:
     """Re-resolve products under the current rules and report what changed.
 
@@ -691,9 +788,10 @@ def products_rederive(
     for product in queryset.select_related("brand").order_by("created_at"):
         report.checked += 1
         standard = standard_for(_founding_listed(product), vertical=product.vertical, book=book)
+        human = overrides.get(str(product.pk), {})
+        standard, read_from_override = _overridden(standard, human)
         wanted = _standard_fields(standard)
         attributes = {**product.attributes, **_product_attributes(standard)}
-        human = overrides.get(str(product.pk), {})
         variation_override = human.get(Override.Field.VARIATION)
         if variation_override is not None:
             attributes["variation"] = variation_override.value
@@ -707,8 +805,9 @@ def products_rederive(
             wanted["brand"] = brand
             wanted["line"] = _line_for(brand, standard, book)
         for name in human:
-            for column in _OVERRIDE_FIELDS.get(name, ()):
-                wanted.pop(column, None)
+            if name not in read_from_override:
+                for column in _OVERRIDE_FIELDS.get(name, ()):
+                    wanted.pop(column, None)
             if name == Override.Field.QUANTITY:
                 report.kept_by_override += 1
             if name == Override.Field.LINE:
@@ -727,6 +826,7 @@ def products_rederive(
                 report.fields[column] = report.fields.get(column, 0) + 1
         if changed:
             report.changed += 1
+            _by(product, actor, reason or f"rederive under identity rules v{RULES_VERSION}")
             product.save(update_fields=[*changed, "updated_at"])
     return report
 
@@ -897,8 +997,9 @@ def product_merge(
     # The loser stops being live first: the survivor may take its barcode, and a barcode
     # is unique among live products only.
     loser.merged_into = survivor
-    loser.save(update_fields=["merged_into", "updated_at"])
+    _by(loser, actor, f"merged: {note}").save(update_fields=["merged_into", "updated_at"])
     if changed:
+        _by(survivor, actor, f"inherited in a merge: {note}")
         survivor.save(update_fields=[*changed, "updated_at"])
     Listing.objects.filter(pk__in=[x.pk for x in listings]).update(
         product=survivor, updated_at=timezone.now()
@@ -994,6 +1095,7 @@ def product_unmerge(*, merge: ProductMerge, actor, note: str) -> ProductMerge:
     # The survivor gives back an inherited barcode before the loser is live again.
     kept["to"] = _put_back(Product, survivor.pk, merge.to_snapshot, detail["to_written"])
     kept["from"] = _put_back(Product, loser.pk, merge.from_snapshot, detail["from_written"])
+    _record_history(Product, [survivor.pk, loser.pk], actor=actor, reason=f"merge undone: {note}")
     written_product = {"product_id": str(survivor.pk)}
     for model, key in ((Listing, "listings"), (Award, "awards")):
         for before in detail[key]:
@@ -1267,7 +1369,9 @@ def products_fold(*, products: Iterable[Product], actor, note: str) -> tuple[int
 def _rekey_and_fold(products, *, actor, note: str, report: AliasReport) -> None:
     affected = list(products)
     ids = [p.pk for p in affected]
-    report.rekeyed = products_rederive(products=Product.objects.filter(pk__in=ids)).changed
+    report.rekeyed = products_rederive(
+        products=Product.objects.filter(pk__in=ids), actor=actor, reason=f"re-keyed: {note}"
+    ).changed
     report.folded, report.left_for_a_person = products_fold(
         products=affected, actor=actor, note=note
     )
@@ -1303,15 +1407,15 @@ def brand_alias_apply(
     spellings = [alias, *Brand.objects.filter(canonical=alias)]
     for brand in spellings:
         brand.canonical, brand.decided_by, brand.decided_at = canonical, actor, now
-        brand._change_reason = note
+        _by(brand, actor, note)
         brand.save(update_fields=["canonical", "decided_by", "decided_at", "updated_at"])
     if preferred_name.strip() and preferred_name.strip() != canonical.name:
         canonical.name = preferred_name.strip()
-        canonical._change_reason = note
+        _by(canonical, actor, note)
         canonical.save(update_fields=["name", "updated_at"])
     house_lines = {line.key: line for line in ProductLine.objects.filter(brand=canonical)}
     for line in ProductLine.objects.filter(brand__in=spellings).order_by("key"):
-        line._change_reason = note
+        _by(line, actor, note)
         target = house_lines.get(line.key)
         if target is None:
             line.brand = canonical
@@ -1365,11 +1469,11 @@ def line_alias_apply(
     wordings = [alias, *ProductLine.objects.filter(canonical=alias)]
     for line in wordings:
         line.canonical, line.decided_by, line.decided_at = canonical, actor, now
-        line._change_reason = note
+        _by(line, actor, note)
         line.save(update_fields=["canonical", "decided_by", "decided_at", "updated_at"])
     if preferred_name.strip() and preferred_name.strip() != canonical.name:
         canonical.name = preferred_name.strip()
-        canonical._change_reason = note
+        _by(canonical, actor, note)
         canonical.save(update_fields=["name", "updated_at"])
     affected = Product.objects.filter(line__in=wordings)
     report.moved_products = affected.count()
@@ -1407,7 +1511,7 @@ def variation_alias_set(
     alias = alias or VariationAlias(vertical=vertical, raw=raw)
     alias.canonical, alias.display, alias.kind = canonical, display, kind
     alias.decided_by, alias.decided_at = actor, timezone.now()
-    alias._change_reason = note
+    _by(alias, actor, note)
     alias.save()
     report = AliasReport()
     affected = (
@@ -1429,3 +1533,151 @@ def variation_alias_set(
         detail={"raw": raw, "canonical": canonical, "note": note, **report.as_dict()},
     )
     return alias, report
+
+
+# --- Overrides: a person's value over a rule's ----------------------------------------
+
+
+def _override_value(product: Product, field_name: str, value):
+    """Check and normalise a person's value for ``field_name`` of ``product``."""
+    text = "" if value is None else str(value).strip()
+    if field_name == Override.Field.NAME:
+        if not text:
+            raise ValidationError({"value": "A product needs a name."})
+        return " ".join(text.split())[:300]
+    if field_name == Override.Field.CATEGORY:
+        return text[:200]
+    if field_name == Override.Field.VARIATION:
+        return " ".join(text.lower().split())
+    if field_name == Override.Field.QUANTITY:
+        if parse_quantity(text, dedicated=True).state != "stated":
+            raise ValidationError({"value": f"No quantity can be read from {text!r}."})
+        return text
+    if field_name == Override.Field.LINE:
+        line = ProductLine.objects.filter(brand=product.brand_id, key=text.lower()).first()
+        if line is None:
+            try:
+                line = ProductLine.objects.filter(pk=uuid.UUID(text)).first()
+            except ValueError:
+                line = None
+        if line is None or product.brand_id is None:
+            raise ValidationError({"value": f"No line {text!r} under {product.brand or '—'}."})
+        if _root(Brand, line.brand).pk != _root(Brand, product.brand).pk:
+            raise ValidationError({"value": f"'{line}' belongs to another house."})
+        return str(_root(ProductLine, line).pk)
+    raise ValidationError({"field": f"{field_name!r} cannot be overridden."})
+
+
+def _collected(product: Product, field_name: str):
+    if field_name == Override.Field.NAME:
+        return product.name
+    if field_name == Override.Field.CATEGORY:
+        return product.category
+    if field_name == Override.Field.VARIATION:
+        return product.attributes.get("variation")
+    if field_name == Override.Field.LINE:
+        return str(product.line_id) if product.line_id else None
+    if field_name == Override.Field.QUANTITY:
+        return product.match_key.split("|")[3] if product.match_key.count("|") >= 3 else None
+    return None
+
+
+def _apply_override(product: Product, field_name: str, value) -> list[str]:
+    """Write a person's value onto the product columns rederive leaves to people."""
+    if field_name == Override.Field.NAME:
+        product.name = value
+        return ["name"]
+    if field_name == Override.Field.CATEGORY:
+        product.category = value
+        return ["category"]
+    if field_name == Override.Field.LINE:
+        product.line_id = uuid.UUID(value)
+        return ["line"]
+    return []  # Variation and quantity are written by the rederive that follows.
+
+
+@transaction.atomic
+def override_set(*, product: Product, field: str, value, actor, reason: str) -> Override:
+    """Record a person's value for one field of a product, apply it, re-key the product by
+    the rules with the override read first, and fold it into whatever it then agrees with.
+
+    One override per product and field: setting it again replaces the value and reason and
+    keeps the value first collected. Holds a row lock on the product.
+    """
+    if not (reason or "").strip():
+        raise ValidationError({"reason": "Say why the collected value is wrong."})
+    product = Product.objects.select_for_update().get(pk=product.pk)
+    if product.merged_into_id:
+        raise ValidationError(f"{product} is merged; set the value on the product it joined.")
+    if field not in Override.Field.values:
+        raise ValidationError({"field": f"{field!r} cannot be overridden."})
+    value = _override_value(product, field, value)
+    held = (
+        Override.objects.select_for_update()
+        .filter(entity_type="product", entity_key=str(product.pk), field=field)
+        .first()
+    )
+    override = held or Override(
+        entity_type="product",
+        entity_key=str(product.pk),
+        field=field,
+        collected_value=_collected(product, field),
+    )
+    override.value, override.set_by, override.set_at = value, actor, timezone.now()
+    override.reason, override.collector_disagrees_since = reason, None
+    _by(override, actor, reason).save()
+    changed = _apply_override(product, field, value)
+    if changed:
+        _by(product, actor, f"override of {field}: {reason}")
+        product.save(update_fields=[*changed, "updated_at"])
+    products_rederive(
+        products=Product.objects.filter(pk=product.pk),
+        actor=actor,
+        reason=f"override of {field}: {reason}",
+    )
+    folded, _ = products_fold(products=[product], actor=actor, note=f"override of {field}")
+    audit_record(
+        actor=actor,
+        action="override.set",
+        entity="catalogue.product",
+        key=product.pk,
+        detail={
+            "field": field,
+            "value": value,
+            "collected": override.collected_value,
+            "reason": reason,
+            "folded": folded,
+        },
+    )
+    return override
+
+
+@transaction.atomic
+def override_remove(*, override: Override, actor, reason: str) -> None:
+    """Withdraw a person's value: the rules' own value comes back (a name or category goes
+    back to the value first collected). The history keeps the override as it was."""
+    if not (reason or "").strip():
+        raise ValidationError({"reason": "Say why the override is withdrawn."})
+    override = Override.objects.select_for_update().get(pk=override.pk)
+    product = Product.objects.select_for_update().filter(pk=override.entity_key).first()
+    _by(override, actor, reason).delete()
+    if product is not None:
+        if override.field in (Override.Field.NAME, Override.Field.CATEGORY):
+            restored = override.collected_value or ""
+            if override.field == Override.Field.NAME and not restored:
+                restored = product.name
+            setattr(product, override.field, restored)
+            _by(product, actor, f"override of {override.field} withdrawn: {reason}")
+            product.save(update_fields=[override.field, "updated_at"])
+        products_rederive(
+            products=Product.objects.filter(pk=product.pk),
+            actor=actor,
+            reason=f"override of {override.field} withdrawn: {reason}",
+        )
+    audit_record(
+        actor=actor,
+        action="override.remove",
+        entity="catalogue.product",
+        key=override.entity_key,
+        detail={"field": override.field, "value": override.value, "reason": reason},
+    )
