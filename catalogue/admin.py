@@ -1,18 +1,26 @@
-"""The catalogue console: read-mostly, with merges, their undo and the candidate queue as
-actions that ask for a note and call one service (aliases and overrides come next)."""
+"""The catalogue console: read-mostly. Every curation write (merge and undo, aliases at three
+levels, overrides, listing pins and ignores, deciding queued pairs) is an action or page that
+asks for a note on a confirmation page and calls one service, which writes the audit row.
+
+Editors curate (merge, alias, override, pin); reviewers decide queued pairs; viewers read.
+The curated models keep a history (django-simple-history) naming the person and reason;
+reverting from the history page is off, since it would bypass the services.
+"""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import Count
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.functional import cached_property
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from simple_history.admin import SimpleHistoryAdmin
 
 from catalogue.models import (
     AirportHours,
@@ -22,6 +30,7 @@ from catalogue.models import (
     Listing,
     Location,
     MergeCandidate,
+    MergeLevel,
     Override,
     PriceObservation,
     Product,
@@ -33,12 +42,46 @@ from catalogue.models import (
     VerificationCheck,
     VerificationRun,
 )
+from catalogue.selectors import product_provenance, queue_page
 from catalogue.services import (
+    brand_alias_apply,
+    candidate_sides,
+    line_alias_apply,
+    listing_ignore,
+    listing_pin,
+    listing_unignore,
+    listing_unpin,
     location_set_visible,
-    merge_candidate_decide,
+    merge_candidate_resolve,
+    override_remove,
+    override_set,
     product_merge,
     product_unmerge,
+    variation_alias_set,
 )
+
+EDIT_PERMISSION = "catalogue.add_productmerge"  # editors and administrators
+DECIDE_PERMISSION = "catalogue.change_mergecandidate"  # reviewers too
+
+
+def actor(request):
+    """Who is at the keyboard (while acting as someone, the real person)."""
+    return getattr(request, "real_user", request.user)
+
+
+class CuratedHistoryAdmin(SimpleHistoryAdmin):
+    """History of a curated row, with who and why. Reverting is off: it would write the
+    row around the services (no audit row, no re-key, no fold)."""
+
+    history_list_display = ["history_change_reason"]
+
+    def revert_disabled(self, request, obj=None) -> bool:
+        return True
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        if request.method == "POST":
+            raise PermissionDenied("History is read-only; change the row through its actions.")
+        return super().history_form_view(request, object_id, version_id, extra_context)
 
 
 class EstimatedCountPaginator(Paginator):
@@ -136,11 +179,75 @@ class LocationAdmin(ReadOnlyAdmin):
         return _set_visible(self, request, queryset, visible=False)
 
 
+class AliasForm(forms.Form):
+    canonical = forms.ChoiceField(
+        widget=forms.RadioSelect, label="Keep this one (the other becomes its alias)"
+    )
+    preferred_name = forms.CharField(
+        required=False, label="Preferred name for the kept one (optional)"
+    )
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
+
+    def __init__(self, *args, rows, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["canonical"].choices = [
+            (str(r.pk), f"{r} ({r.products_n} products)") for r in rows
+        ]
+
+
+def _alias_action(modeladmin, request, queryset, *, action, title, apply):
+    """Two rows selected, the person keeps one and the other becomes its alias."""
+    rows = list(queryset.order_by("pk"))
+    if len(rows) != 2:
+        modeladmin.message_user(request, "Select exactly two to alias.", messages.ERROR)
+        return None
+    bound = "confirm" in request.POST
+    form = AliasForm(request.POST if bound else None, rows=rows)
+    if bound and form.is_valid():
+        kept = next(r for r in rows if str(r.pk) == form.cleaned_data["canonical"])
+        alias = next(r for r in rows if r.pk != kept.pk)
+        try:
+            report = apply(
+                alias=alias,
+                canonical=kept,
+                actor=actor(request),
+                note=form.cleaned_data["note"],
+                preferred_name=form.cleaned_data["preferred_name"],
+            )
+        except ValidationError as error:
+            form.add_error(None, _error_text(error))
+        else:
+            modeladmin.message_user(
+                request,
+                f"{alias} is now an alias of {kept}: {report.moved_products} product(s) re-keyed"
+                f", {report.folded} folded, {report.left_for_a_person} left for a person.",
+                messages.SUCCESS,
+            )
+            return None
+    return _confirm_page(
+        modeladmin,
+        request,
+        queryset,
+        action=action,
+        title=title,
+        question="Make one of these an alias of the other? What hangs off the alias moves to "
+        "the one you keep, products are re-keyed, and those that then agree are merged.",
+        verb="Alias",
+        form=form,
+    )
+
+
+class CurationPermissions:
+    def has_curate_permission(self, request) -> bool:
+        return request.user.has_perm(EDIT_PERMISSION)
+
+
 @admin.register(Brand)
-class BrandAdmin(ReadOnlyAdmin):
+class BrandAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
     list_display = ["name", "slug", "canonical", "decided_by", "decided_at", "product_count"]
     list_select_related = ["canonical", "decided_by"]
     search_fields = ["name", "slug"]
+    actions = ["alias_brands"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(products_n=Count("products"))
@@ -148,13 +255,25 @@ class BrandAdmin(ReadOnlyAdmin):
     @admin.display(description="products", ordering="products_n")
     def product_count(self, obj) -> int:
         return obj.products_n
+
+    @admin.action(description="Make one brand an alias of the other…", permissions=["curate"])
+    def alias_brands(self, request, queryset):
+        return _alias_action(
+            self,
+            request,
+            queryset,
+            action="alias_brands",
+            title="Alias two brands",
+            apply=brand_alias_apply,
+        )
 
 
 @admin.register(ProductLine)
-class ProductLineAdmin(ReadOnlyAdmin):
+class ProductLineAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
     list_display = ["name", "brand", "key", "canonical", "product_count"]
     list_select_related = ["brand", "canonical"]
     search_fields = ["name", "key", "brand__name"]
+    actions = ["alias_lines"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(products_n=Count("products"))
@@ -163,12 +282,79 @@ class ProductLineAdmin(ReadOnlyAdmin):
     def product_count(self, obj) -> int:
         return obj.products_n
 
+    @admin.action(description="Make one line an alias of the other…", permissions=["curate"])
+    def alias_lines(self, request, queryset):
+        return _alias_action(
+            self,
+            request,
+            queryset,
+            action="alias_lines",
+            title="Alias two lines",
+            apply=line_alias_apply,
+        )
+
+
+class VariationAliasForm(forms.Form):
+    vertical = forms.ChoiceField(choices=VariationAlias._meta.get_field("vertical").choices)
+    raw = forms.CharField(label="Wording as seen", max_length=200)
+    canonical = forms.CharField(label="Means (canonical variation)", max_length=100)
+    display = forms.CharField(required=False, max_length=200)
+    kind = forms.ChoiceField(
+        required=False, choices=[("", "—"), *VariationAlias._meta.get_field("kind").choices]
+    )
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
+
 
 @admin.register(VariationAlias)
-class VariationAliasAdmin(ReadOnlyAdmin):
+class VariationAliasAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
     list_display = ["raw", "canonical", "vertical", "kind", "decided_by", "decided_at"]
     list_filter = ["vertical", "kind"]
     search_fields = ["raw", "canonical"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return self.has_curate_permission(request)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """Deciding a wording is a service call (re-key and fold), not a model form."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        bound = request.method == "POST"
+        form = VariationAliasForm(request.POST if bound else None)
+        if bound and form.is_valid():
+            data = form.cleaned_data
+            try:
+                alias, report = variation_alias_set(
+                    vertical=data["vertical"],
+                    raw=data["raw"],
+                    canonical=data["canonical"],
+                    display=data["display"],
+                    kind=data["kind"],
+                    actor=actor(request),
+                    note=data["note"],
+                )
+            except ValidationError as error:
+                form.add_error(None, _error_text(error))
+            else:
+                self.message_user(
+                    request,
+                    f"{alias}: {report.moved_products} product(s) re-keyed, "
+                    f"{report.folded} folded.",
+                    messages.SUCCESS,
+                )
+                return HttpResponseRedirect(reverse("admin:catalogue_variationalias_changelist"))
+        return TemplateResponse(
+            request,
+            "catalogue/admin/form_page.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Say what a variation wording means",
+                "question": "Products naming this wording are re-keyed, and those that then "
+                "agree on every key part are merged.",
+                "form": form,
+                "verb": "Decide",
+                "opts": self.model._meta,
+            },
+        )
 
 
 class ListingInline(admin.TabularInline):
@@ -240,9 +426,20 @@ def _error_text(error: ValidationError) -> str:
     return "; ".join(error.messages)
 
 
+class OverrideForm(forms.Form):
+    field = forms.ChoiceField(choices=Override.Field.choices)
+    value = forms.CharField(
+        required=False,
+        help_text="A name or category as text; a variation such as edt; a quantity such as "
+        "100 ml; a line by its key under the product's house.",
+    )
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
+
+
 @admin.register(Product)
-class ProductAdmin(ReadOnlyAdmin):
-    actions = ["merge_products"]
+class ProductAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
+    actions = ["merge_products", "set_override"]
+    readonly_fields = ["provenance"]
     list_display = ["name", "brand", "gtin", "quantity", "vertical", "listing_count", "merged"]
     list_filter = ["vertical", "quantity_state", "form", "identity_rules_version"]
     list_select_related = ["brand"]
@@ -259,7 +456,49 @@ class ProductAdmin(ReadOnlyAdmin):
         ("Facts", {"fields": ["vertical", "category", "abv", "attributes", "country_of_origin",
                               "is_exclusive"]}),
         ("Image", {"fields": ["image_url", "thumb_url", "image_source", "image_checked"]}),
+        ("Where each value came from", {"fields": ["provenance"]}),
     ]  # fmt: skip
+
+    @admin.display(description="provenance")
+    def provenance(self, obj) -> str:
+        rows = product_provenance(obj)
+        return format_html(
+            "<table><tr><th>field</th><th>value</th><th>from</th><th>detail</th></tr>{}</table>",
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                ((r["field"], r["value"], r["source"], r["detail"]) for r in rows),
+            ),
+        )
+
+    @admin.action(description="Set a value by hand (override)…", permissions=["curate"])
+    def set_override(self, request, queryset):
+        products = list(queryset[:2])
+        if len(products) != 1:
+            self.message_user(request, "Select exactly one product.", messages.ERROR)
+            return None
+        bound = "confirm" in request.POST
+        form = OverrideForm(request.POST if bound else None)
+        if bound and form.is_valid():
+            try:
+                override_set(
+                    product=products[0],
+                    field=form.cleaned_data["field"],
+                    value=form.cleaned_data["value"],
+                    actor=actor(request),
+                    reason=form.cleaned_data["reason"],
+                )
+            except ValidationError as error:
+                form.add_error(None, _error_text(error))
+            else:
+                self.message_user(request, f"Override set on {products[0]}.", messages.SUCCESS)
+                return None
+        return _confirm_page(
+            self, request, queryset, action="set_override", title="Override a value",
+            question="Set this value by hand? No collection or rederive will overwrite it; the "
+            "product is re-keyed and merged into any product it then agrees with.",
+            verb="Set", form=form,
+        )  # fmt: skip
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(listings_n=Count("listings"))
@@ -280,7 +519,7 @@ class ProductAdmin(ReadOnlyAdmin):
 
     def has_merge_permission(self, request) -> bool:
         # Editors merge; a reviewer decides candidates but does not merge by hand.
-        return request.user.has_perm("catalogue.add_productmerge")
+        return request.user.has_perm(EDIT_PERMISSION)
 
     @admin.action(description="Merge two products into one…", permissions=["merge"])
     def merge_products(self, request, queryset):
@@ -297,7 +536,7 @@ class ProductAdmin(ReadOnlyAdmin):
                 product_merge(
                     loser=loser,
                     survivor=survivor,
-                    actor=request.user,
+                    actor=actor(request),
                     note=form.cleaned_data["note"],
                     confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],
                 )
@@ -319,16 +558,90 @@ class ProductAdmin(ReadOnlyAdmin):
         )
 
 
+class PinForm(forms.Form):
+    product = forms.UUIDField(label="Product id to pin to")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
+
+
+def _listing_action(modeladmin, request, queryset, *, action, title, question, verb, call):
+    """A reason asked once, then one service call per selected listing."""
+    form_class = PinForm if action == "pin_listings" else ReasonForm
+    bound = "confirm" in request.POST
+    form = form_class(request.POST if bound else None)
+    if bound and form.is_valid():
+        extra = {}
+        if action == "pin_listings":
+            product = Product.objects.filter(pk=form.cleaned_data["product"]).first()
+            if product is None:
+                form.add_error("product", "No product with this id.")
+            extra["product"] = product
+        if form.is_valid():
+            done = 0
+            for listing in queryset:
+                try:
+                    call(listing=listing, reason=form.cleaned_data["reason"],
+                         actor=actor(request), **extra)  # fmt: skip
+                    done += 1
+                except ValidationError as error:
+                    modeladmin.message_user(
+                        request, f"{listing}: {_error_text(error)}", messages.ERROR
+                    )
+            modeladmin.message_user(request, f"{verb}: {done} listing(s).", messages.SUCCESS)
+            return None
+    return _confirm_page(
+        modeladmin, request, queryset, action=action, title=title, question=question,
+        verb=verb, form=form,
+    )  # fmt: skip
+
+
 @admin.register(Listing)
-class ListingAdmin(ReadOnlyAdmin):
+class ListingAdmin(CurationPermissions, ReadOnlyAdmin):
     """The three layers side by side: what the shop said, what the rules made of it, and
     what a person decided."""
 
     list_display = ["listed_name", "location", "source_sku", "product_link", "last_seen_at",
                     "ignored_at"]  # fmt: skip
-    list_filter = ["location"]
+    list_filter = ["location", ("ignored_at", admin.EmptyFieldListFilter),
+                   ("pinned_at", admin.EmptyFieldListFilter)]  # fmt: skip
     list_select_related = ["location", "product"]
     search_fields = ["listed_name", "source_sku", "listed_gtin"]
+    actions = ["pin_listings", "unpin_listings", "ignore_listings", "unignore_listings"]
+
+    @admin.action(description="Pin to a product…", permissions=["curate"])
+    def pin_listings(self, request, queryset):
+        return _listing_action(
+            self, request, queryset, action="pin_listings", title="Pin listings",
+            question="Pin these listings to one product? Every later collection keeps them "
+            "there, whatever the rules say.", verb="Pin", call=listing_pin,
+        )  # fmt: skip
+
+    @admin.action(description="Release the pins…", permissions=["curate"])
+    def unpin_listings(self, request, queryset):
+        return _listing_action(
+            self, request, queryset, action="unpin_listings", title="Release pins",
+            question="Release these pins?", verb="Release", call=listing_unpin,
+        )  # fmt: skip
+
+    @admin.action(description="Hide from the site (ignore)…", permissions=["curate"])
+    def ignore_listings(self, request, queryset):
+        return _listing_action(
+            self, request, queryset, action="ignore_listings", title="Ignore listings",
+            question="Hide these listings from the site? Their prices keep being collected.",
+            verb="Ignore", call=listing_ignore,
+        )  # fmt: skip
+
+    @admin.action(description="Show on the site again…", permissions=["curate"])
+    def unignore_listings(self, request, queryset):
+        return _listing_action(
+            self, request, queryset, action="unignore_listings", title="Show listings again",
+            question="Show these listings on the site again?", verb="Show",
+            call=listing_unignore,
+        )  # fmt: skip
+
     show_full_result_count = False
     readonly_fields = ["standard_layer", "raw_record"]
     fieldsets = [
@@ -385,9 +698,31 @@ class FxRateAdmin(admin.ModelAdmin):
 
 
 @admin.register(Override)
-class OverrideAdmin(ReadOnlyAdmin):
-    list_display = ["entity_type", "entity_key", "field", "value", "set_by", "set_at"]
+class OverrideAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
+    list_display = ["entity_type", "entity_key", "field", "value", "set_by", "set_at", "reason",
+                    "collector_disagrees_since"]  # fmt: skip
+    list_filter = ["field"]
     list_select_related = ["set_by"]
+    search_fields = ["entity_key", "reason"]
+    actions = ["withdraw_overrides"]
+
+    @admin.action(description="Withdraw the selected overrides…", permissions=["curate"])
+    def withdraw_overrides(self, request, queryset):
+        bound = "confirm" in request.POST
+        form = ReasonForm(request.POST if bound else None)
+        if bound and form.is_valid():
+            done = 0
+            for override in queryset:
+                override_remove(override=override, actor=actor(request),
+                                reason=form.cleaned_data["reason"])  # fmt: skip
+                done += 1
+            self.message_user(request, f"Withdrew {done} override(s).", messages.SUCCESS)
+            return None
+        return _confirm_page(
+            self, request, queryset, action="withdraw_overrides", title="Withdraw overrides",
+            question="Withdraw these values? The rules' own values come back.", verb="Withdraw",
+            form=form,
+        )  # fmt: skip
 
 
 @admin.register(Award)
@@ -445,7 +780,9 @@ class ProductMergeAdmin(ReadOnlyAdmin):
             undone = 0
             for merge in queryset.order_by("-merged_at"):
                 try:
-                    product_unmerge(merge=merge, actor=request.user, note=form.cleaned_data["note"])
+                    product_unmerge(
+                        merge=merge, actor=actor(request), note=form.cleaned_data["note"]
+                    )
                     undone += 1
                 except ValidationError as error:
                     self.message_user(request, f"{merge}: {_error_text(error)}", messages.ERROR)
@@ -464,32 +801,108 @@ class ProductMergeAdmin(ReadOnlyAdmin):
         )
 
 
+class DecideForm(NoteForm):
+    survivor = forms.ChoiceField(
+        widget=forms.RadioSelect, required=False, label="Keep this one (accepting only)"
+    )
+    confirm_two_barcodes = forms.BooleanField(
+        required=False,
+        label="They carry different barcodes and I have checked they are one product",
+    )
+
+    def __init__(self, *args, sides=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        if sides:
+            self.fields["survivor"].choices = [(str(x.pk), str(x)) for x in sides if x]
+        else:
+            del self.fields["survivor"]
+
+
 @admin.register(MergeCandidate)
 class MergeCandidateAdmin(ReadOnlyAdmin):
-    """The queue, highest score first; deciding a pair is a person's call with a note."""
+    """The queue, highest score first; a person accepts (the merge or alias is applied in
+    the same step) or rejects each pair with a note. The side-by-side page is ``queue/``."""
 
-    list_display = ["level", "left_id", "right_id", "score", "why", "status", "decided_by"]
+    list_display = ["level", "left_side", "right_side", "score", "why", "status", "decided_by"]
     list_filter = ["level", "status"]
     list_select_related = ["decided_by"]
     show_full_result_count = False
     actions = ["accept_candidates", "reject_candidates"]
+    queue_page_size = 25
+
+    def get_urls(self):
+        queue = path(
+            "queue/", self.admin_site.admin_view(self.queue_view), name="catalogue_candidate_queue"
+        )
+        return [queue, *super().get_urls()]
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "queue_url": reverse("admin:catalogue_candidate_queue"),
+        }
+        return super().changelist_view(request, extra_context)
+
+    @admin.display(description="left")
+    def left_side(self, obj) -> str:
+        return str(obj.left_id)[:8]
+
+    @admin.display(description="right")
+    def right_side(self, obj) -> str:
+        return str(obj.right_id)[:8]
 
     def has_decide_permission(self, request) -> bool:
-        return request.user.has_perm("catalogue.change_mergecandidate")
+        return request.user.has_perm(DECIDE_PERMISSION)
+
+    def queue_view(self, request):
+        """Both sides of each open pair, highest score first, for one level at a time."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        level = request.GET.get("level", "product")
+        if level not in MergeLevel.values:
+            level = "product"
+        try:
+            page = max(1, int(request.GET.get("page", "1")))
+        except ValueError:
+            page = 1
+        size = self.queue_page_size
+        rows, total = queue_page(level, limit=size, offset=(page - 1) * size)
+        return TemplateResponse(
+            request,
+            "catalogue/admin/candidate_queue.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Merge candidates: {MergeLevel(level).label.lower()}s",
+                "opts": self.model._meta,
+                "level": level,
+                "levels": MergeLevel.choices,
+                "rows": rows,
+                "total": total,
+                "page": page,
+                "previous_page": page - 1 if page > 1 else None,
+                "next_page": page + 1 if page * size < total else None,
+                "can_decide": self.has_decide_permission(request),
+                "changelist_url": reverse("admin:catalogue_mergecandidate_changelist"),
+            },
+        )
 
     def _decide(self, request, queryset, *, accept: bool):
         verb = "Accept" if accept else "Reject"
         bound = "confirm" in request.POST
-        form = NoteForm(request.POST if bound else None)
+        candidates = list(queryset[:2])
+        sides = candidate_sides(candidates[0]) if accept and len(candidates) == 1 else ()
+        form = DecideForm(request.POST if bound else None, sides=sides)
         if bound and form.is_valid():
             decided = 0
             for candidate in queryset:
                 try:
-                    merge_candidate_decide(
+                    merge_candidate_resolve(
                         candidate=candidate,
                         accept=accept,
-                        actor=request.user,
+                        actor=actor(request),
                         note=form.cleaned_data["note"],
+                        survivor_id=form.cleaned_data.get("survivor") or None,
+                        confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],
                     )
                     decided += 1
                 except ValidationError as error:
@@ -502,7 +915,12 @@ class MergeCandidateAdmin(ReadOnlyAdmin):
             queryset,
             action="accept_candidates" if accept else "reject_candidates",
             title=f"{verb} candidates",
-            question=f"{verb} these pairs? A decided pair is never proposed again.",
+            question=f"{verb} these pairs? A decided pair is never proposed again."
+            + (
+                " Accepting merges the products (or aliases the brand or line) now."
+                if accept
+                else ""
+            ),
             verb=verb,
             form=form,
         )

@@ -153,3 +153,39 @@ def _shown(product: Product, label: str) -> str:
         return product.image_url
     value = getattr(product, label)
     return "" if value is None else str(value)
+
+
+def queue_page(level: str, *, limit: int, offset: int = 0) -> tuple[list[dict], int]:
+    """Open candidates of one level, highest score first, each with both sides ready to
+    show side by side (names, brands, barcodes, quantities, listings with their latest
+    prices, images). A constant number of queries whatever the page size."""
+    from django.db.models import Count, Prefetch
+
+    from catalogue.models import MergeCandidate, ProductLine
+
+    queue = MergeCandidate.objects.filter(level=level, status="open").order_by(
+        F("score").desc(nulls_last=True), "detected_at", "pk"
+    )
+    total = queue.count()
+    candidates = list(queue[offset : offset + limit])
+    ids = {x for c in candidates for x in (c.left_id, c.right_id)}
+    if level == "product":
+        listings = Listing.objects.select_related("location").latest_prices().order_by("pk")
+        sides = Product.objects.filter(pk__in=ids).select_related("brand", "line")
+        sides = sides.prefetch_related(Prefetch("listings", queryset=listings))
+    elif level == "line":
+        sides = ProductLine.objects.filter(pk__in=ids).select_related("brand")
+        sides = sides.prefetch_related(
+            Prefetch("products", queryset=Product.objects.canonical().order_by("name"))
+        )
+    else:
+        sides = Brand.objects.filter(pk__in=ids).annotate(products_n=Count("products"))
+        sides = sides.prefetch_related(
+            Prefetch("lines", queryset=ProductLine.objects.filter(canonical__isnull=True))
+        )
+    by_id = {side.pk: side for side in sides}
+    rows = [
+        {"candidate": c, "left": by_id.get(c.left_id), "right": by_id.get(c.right_id)}
+        for c in candidates
+    ]
+    return rows, total

@@ -1681,3 +1681,80 @@ def override_remove(*, override: Override, actor, reason: str) -> None:
         key=override.entity_key,
         detail={"field": override.field, "value": override.value, "reason": reason},
     )
+
+
+# --- Deciding a queued pair and applying it in one step ---------------------------------
+
+
+def candidate_sides(candidate: MergeCandidate) -> tuple:
+    model = {MergeLevel.BRAND: Brand, MergeLevel.LINE: ProductLine, MergeLevel.PRODUCT: Product}[
+        candidate.level
+    ]
+    rows = {x.pk: x for x in model.objects.filter(pk__in=[candidate.left_id, candidate.right_id])}
+    return rows.get(candidate.left_id), rows.get(candidate.right_id)
+
+
+def candidate_default_survivor(candidate: MergeCandidate):
+    """Which side a merge or alias keeps unless the person says otherwise: for products the
+    one with a house, then more listings, then a barcode, then the older; for brands the new
+    name of a known rebrand, else the house with more products; for lines the shorter one
+    (its words are within the other's), else the one with more products."""
+    from catalogue.suggest import KNOWN_REBRANDS
+
+    left, right = candidate_sides(candidate)
+    if left is None or right is None:
+        return left or right
+    if candidate.level == MergeLevel.PRODUCT:
+
+        def rank(p):
+            housed = not p.match_key.startswith(f"{UNKNOWN}|")
+            return (housed, p.listings.count(), bool(p.gtin), -p.created_at.timestamp())
+
+        return max((left, right), key=rank)
+    if candidate.level == MergeLevel.BRAND:
+        for old, new, _ in KNOWN_REBRANDS:
+            if {left.slug, right.slug} == {old, new}:
+                return left if left.slug == new else right
+        return max((left, right), key=lambda b: (b.products.count(), -len(b.slug)))
+    return min((left, right), key=lambda x: (len(x.key.split()), -x.products.count()))
+
+
+@transaction.atomic
+def merge_candidate_resolve(
+    *,
+    candidate: MergeCandidate,
+    accept: bool,
+    actor,
+    note: str,
+    survivor_id=None,
+    confirm_two_barcodes: bool = False,
+) -> MergeCandidate:
+    """A person's decision on a queued pair, applied: accepting merges the two products (or
+    aliases the brand or line into the kept one), rejecting records that they are two. The
+    decision and its merge or alias stand or fall together (one transaction)."""
+    candidate = merge_candidate_decide(candidate=candidate, accept=accept, actor=actor, note=note)
+    if not accept:
+        return candidate
+    left, right = candidate_sides(candidate)
+    if left is None or right is None:
+        raise ValidationError("One side of this pair no longer exists.")
+    if survivor_id is None:
+        survivor = candidate_default_survivor(candidate)
+    else:
+        survivor = {str(left.pk): left, str(right.pk): right}.get(str(survivor_id))
+        if survivor is None:
+            raise ValidationError({"survivor": "Keep one of the two sides of the pair."})
+    loser = right if survivor.pk == left.pk else left
+    if candidate.level == MergeLevel.PRODUCT:
+        product_merge(
+            loser=loser,
+            survivor=survivor,
+            actor=actor,
+            note=note,
+            confirm_two_barcodes=confirm_two_barcodes,
+        )
+    elif candidate.level == MergeLevel.BRAND:
+        brand_alias_apply(alias=loser, canonical=survivor, actor=actor, note=note)
+    else:
+        line_alias_apply(alias=loser, canonical=survivor, actor=actor, note=note)
+    return candidate
