@@ -744,6 +744,8 @@ class MergeLevel(models.TextChoices):
     BRAND = "brand", "Brand"
     LINE = "line", "Line"
     PRODUCT = "product", "Product"
+    # The same queue and console serve the sports spine's participants.
+    PARTICIPANT = "participant", "Sports participant"
 
 
 CANDIDATE_OPEN = Q(status="open", decided_at__isnull=True, decided_by__isnull=True)
@@ -766,8 +768,9 @@ class MergeCandidate(UUIDModel):
         REJECTED = "rejected", "Rejected"
         SUPERSEDED = "superseded", "Superseded (one side merged or aliased away)"
 
-    level = models.CharField(max_length=8, choices=MergeLevel.choices)
-    # Keys of Brand, ProductLine or Product rows by ``level``: one table for three queues.
+    level = models.CharField(max_length=16, choices=MergeLevel.choices)
+    # Keys of Brand, ProductLine, Product or sports Participant rows by ``level``: one table
+    # for every queue.
     left_id = models.UUIDField()
     right_id = models.UUIDField()
     score = models.FloatField(null=True, blank=True)

@@ -178,6 +178,20 @@ def queue_page(level: str, *, limit: int, offset: int = 0) -> tuple[list[dict], 
         sides = sides.prefetch_related(
             Prefetch("products", queryset=Product.objects.canonical().order_by("name"))
         )
+    elif level == "participant":
+        from django.apps import apps
+
+        participant = apps.get_model("sports", "Participant")
+        outside: dict = {}
+        for internal_id, source, external_id in (
+            apps.get_model("sports", "ExternalIdMap")
+            .objects.filter(internal_id__in=ids)
+            .values_list("internal_id", "source_code", "external_id")
+        ):
+            outside.setdefault(internal_id, []).append(f"{source}:{external_id}")
+        sides = list(participant.objects.filter(pk__in=ids).select_related("sport"))
+        for side in sides:
+            side.outside_ids = sorted(outside.get(side.pk, []))
     else:
         sides = Brand.objects.filter(pk__in=ids).annotate(products_n=Count("products"))
         sides = sides.prefetch_related(

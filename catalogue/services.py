@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Q
@@ -1231,13 +1232,20 @@ class SuggestReport:
         )
 
 
-def _gone_ids(level: str, ids: set) -> set:
-    """Which of ``ids`` no longer stand alone at ``level``: merged, aliased or deleted."""
-    model = {MergeLevel.BRAND: Brand, MergeLevel.LINE: ProductLine, MergeLevel.PRODUCT: Product}[
+def candidate_model(level: str) -> type[models.Model]:
+    """The table a queued pair's ids point into, by level."""
+    if level == MergeLevel.PARTICIPANT:
+        return apps.get_model("sports", "Participant")
+    return {MergeLevel.BRAND: Brand, MergeLevel.LINE: ProductLine, MergeLevel.PRODUCT: Product}[
         level
     ]
+
+
+def _gone_ids(level: str, ids: set) -> set:
+    """Which of ``ids`` no longer stand alone at ``level``: merged, aliased or deleted."""
+    model = candidate_model(level)
     standing = model.objects.filter(pk__in=ids)
-    if level == MergeLevel.PRODUCT:
+    if level in (MergeLevel.PRODUCT, MergeLevel.PARTICIPANT):
         standing = standing.filter(merged_into__isnull=True)
     else:
         standing = standing.filter(canonical__isnull=True)
@@ -1687,16 +1695,15 @@ def override_remove(*, override: Override, actor, reason: str) -> None:
 
 
 def candidate_sides(candidate: MergeCandidate) -> tuple:
-    model = {MergeLevel.BRAND: Brand, MergeLevel.LINE: ProductLine, MergeLevel.PRODUCT: Product}[
-        candidate.level
-    ]
+    model = candidate_model(candidate.level)
     rows = {x.pk: x for x in model.objects.filter(pk__in=[candidate.left_id, candidate.right_id])}
     return rows.get(candidate.left_id), rows.get(candidate.right_id)
 
 
 def candidate_default_survivor(candidate: MergeCandidate):
-    """Which side a merge or alias keeps unless the person says otherwise: for products the
-    one with a house, then more listings, then a barcode, then the older; for brands the new
+    """Which side a merge or alias keeps unless the person says otherwise: for participants
+    the older row; for products the one with a house, then more listings, then a barcode,
+    then the older; for brands the new
     name of a known rebrand, else the house with more products; for lines the shorter one
     (its words are within the other's), else the one with more products."""
     from catalogue.suggest import KNOWN_REBRANDS
@@ -1711,6 +1718,8 @@ def candidate_default_survivor(candidate: MergeCandidate):
             return (housed, p.listings.count(), bool(p.gtin), -p.created_at.timestamp())
 
         return max((left, right), key=rank)
+    if candidate.level == MergeLevel.PARTICIPANT:
+        return min((left, right), key=lambda x: (x.created_at, str(x.pk)))
     if candidate.level == MergeLevel.BRAND:
         for old, new, _ in KNOWN_REBRANDS:
             if {left.slug, right.slug} == {old, new}:
@@ -1753,6 +1762,10 @@ def merge_candidate_resolve(
             note=note,
             confirm_two_barcodes=confirm_two_barcodes,
         )
+    elif candidate.level == MergeLevel.PARTICIPANT:
+        from sports.services.participants import participant_merge
+
+        participant_merge(loser=loser, survivor=survivor, actor=actor, note=note)
     elif candidate.level == MergeLevel.BRAND:
         brand_alias_apply(alias=loser, canonical=survivor, actor=actor, note=note)
     else:

@@ -22,3 +22,9 @@ class Command(BaseCommand):
         finally:
             bar.close()
         self.stdout.write(report.line())
+        # The sports spine's look-alike participants wait in the same queue.
+        from sports.services.participant_candidates import participant_candidates_suggest
+
+        self.stdout.write(
+            f"suggest: {participant_candidates_suggest()} new participant candidate(s)"
+        )

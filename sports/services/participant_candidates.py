@@ -1,0 +1,84 @@
+"""Participants that look alike but were kept apart, queued for a person.
+
+The rule: the same normalised name, type and country under one sport, each row known to an
+outside source by an id of its own. Such rows were kept apart on purpose (a source with
+lasting ids never joins namesakes by guess), so only a person may say they are one. The
+pairs wait in the catalogue's merge-candidate queue at level ``participant``; accepting one
+calls ``participant_merge``, so the merged row's outside ids keep resolving.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import combinations
+
+from django.db import transaction
+
+from sports.identity import normalise_name
+from sports.models import EntityType, ExternalIdMap, Participant, ParticipantSport
+
+# A name shared by more rows than this is common (a "J. Smith"): pair with the oldest only.
+ALL_PAIRS_LIMIT = 6
+
+
+def participant_pairs() -> list[tuple[object, object, float, str]]:
+    """(left id, right id, score, why) for every look-alike pair of live participants."""
+    outside: dict[object, set[str]] = defaultdict(set)
+    for internal_id, source, external_id in ExternalIdMap.objects.filter(
+        entity_type=EntityType.PARTICIPANT
+    ).values_list("internal_id", "source_code", "external_id"):
+        outside[internal_id].add(f"{source}:{external_id}")
+    live = Participant.objects.filter(merged_into__isnull=True, pk__in=list(outside))
+    rows = {
+        p["id"]: p for p in live.values("id", "name", "type", "country", "sport_id", "created_at")
+    }
+    sports: dict[object, set] = defaultdict(set)
+    for participant_id, sport_id in ParticipantSport.objects.filter(
+        participant_id__in=list(rows)
+    ).values_list("participant_id", "sport_id"):
+        sports[participant_id].add(sport_id)
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for pk, row in rows.items():
+        sport_ids = sports[pk] | ({row["sport_id"]} if row["sport_id"] else set())
+        for sport_id in sport_ids:
+            key = (sport_id, row["type"], normalise_name(row["name"]), row["country"] or "")
+            groups[key].append(row)
+    pairs = {}
+    for (_, kind, name, country), members in groups.items():
+        if len(members) < 2:
+            continue
+        members.sort(key=lambda r: (r["created_at"], str(r["id"])))
+        candidates = (
+            combinations(members, 2)
+            if len(members) <= ALL_PAIRS_LIMIT
+            else ((members[0], m) for m in members[1:])
+        )
+        for a, b in candidates:
+            if outside[a["id"]] & outside[b["id"]]:
+                continue
+            ids = sorted((a["id"], b["id"]))
+            where = f" and country {country}" if country else ""
+            why = (
+                f"same {kind.lower()} name '{name}'{where} under one sport, known by "
+                f"different outside ids "
+                f"({', '.join(sorted(outside[a['id']]))} / {', '.join(sorted(outside[b['id']]))})"
+            )
+            score = 0.6 if country else 0.4
+            pairs[tuple(ids)] = (ids[0], ids[1], score, why[:1000])
+    return sorted(pairs.values(), key=lambda p: (-p[2], str(p[0])))
+
+
+@transaction.atomic
+def participant_candidates_suggest(*, actor=None) -> int:
+    """Queue every look-alike pair for a person; returns how many are new. A decided pair is
+    never proposed again, and pairs whose side was merged away are closed."""
+    from catalogue.models import MergeCandidate, MergeLevel
+    from catalogue.services import merge_candidate_propose, merge_candidates_supersede
+
+    merge_candidates_supersede(actor=actor)
+    before = MergeCandidate.objects.filter(level=MergeLevel.PARTICIPANT).count()
+    for left, right, score, why in participant_pairs():
+        merge_candidate_propose(
+            level=MergeLevel.PARTICIPANT, left_id=left, right_id=right, score=score, why=why
+        )
+    return MergeCandidate.objects.filter(level=MergeLevel.PARTICIPANT).count() - before
