@@ -22,6 +22,7 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
+from accounts.acting import request_actors
 from catalogue.models import (
     AirportHours,
     Award,
@@ -44,6 +45,8 @@ from catalogue.models import (
 )
 from catalogue.selectors import product_provenance, queue_page
 from catalogue.services import (
+    DECIDE_PERMISSION,
+    EDIT_PERMISSION,
     brand_alias_apply,
     candidate_sides,
     line_alias_apply,
@@ -60,13 +63,10 @@ from catalogue.services import (
     variation_alias_set,
 )
 
-EDIT_PERMISSION = "catalogue.add_productmerge"  # editors and administrators
-DECIDE_PERMISSION = "catalogue.change_mergecandidate"  # reviewers too
-
 
 def actor(request):
     """Who is at the keyboard (while acting as someone, the real person)."""
-    return getattr(request, "real_user", request.user)
+    return request_actors(request)["actor"]
 
 
 class CuratedHistoryAdmin(SimpleHistoryAdmin):

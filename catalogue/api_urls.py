@@ -2,11 +2,22 @@
 
 from rest_framework.routers import SimpleRouter
 
-from catalogue.apis import BrandViewSet, LocationViewSet, ProductViewSet
+from catalogue.apis import (
+    BrandViewSet,
+    CandidateViewSet,
+    LocationViewSet,
+    MergeViewSet,
+    OverrideViewSet,
+    ProductViewSet,
+)
 
 router = SimpleRouter()
 router.register("products", ProductViewSet, basename="catalogue-product")
 router.register("brands", BrandViewSet, basename="catalogue-brand")
 router.register("airports", LocationViewSet, basename="catalogue-location")
+
+router.register("curation/candidates", CandidateViewSet, basename="curation-candidate")
+router.register("curation/merges", MergeViewSet, basename="curation-merge")
+router.register("curation/overrides", OverrideViewSet, basename="curation-override")
 
 urlpatterns = router.urls

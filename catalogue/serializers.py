@@ -2,7 +2,15 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from catalogue.models import Brand, Listing, Location, Product
+from catalogue.models import (
+    Brand,
+    Listing,
+    Location,
+    MergeCandidate,
+    Override,
+    Product,
+    ProductMerge,
+)
 
 
 class BrandRefSerializer(serializers.ModelSerializer):
@@ -88,3 +96,93 @@ class LocationListingSerializer(serializers.ModelSerializer):
     class Meta:
         model = Listing
         fields = ["source_sku", "product", "latest"]
+
+
+# --- Curation API (reviewers and editors) ---------------------------------------------
+
+
+class CandidateSerializer(serializers.ModelSerializer):
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True, default=None)
+
+    class Meta:
+        model = MergeCandidate
+        fields = [
+            "id",
+            "level",
+            "left_id",
+            "right_id",
+            "score",
+            "why",
+            "status",
+            "detected_at",
+            "decided_by",
+            "decided_at",
+            "decision_note",
+        ]
+
+
+class CandidateDecisionSerializer(serializers.Serializer):
+    accept = serializers.BooleanField()
+    note = serializers.CharField(help_text="Why you decided this way (required).")
+    survivor = serializers.UUIDField(
+        required=False, allow_null=True, help_text="Accepting: the side to keep."
+    )
+    confirm_two_barcodes = serializers.BooleanField(default=False)
+
+
+class MergeRecordSerializer(serializers.ModelSerializer):
+    merged_by = serializers.CharField(source="merged_by.username")
+    undone_by = serializers.CharField(source="undone_by.username", allow_null=True, default=None)
+
+    class Meta:
+        model = ProductMerge
+        fields = [
+            "id",
+            "from_product",
+            "to_product",
+            "merged_by",
+            "merged_at",
+            "reason",
+            "undone_at",
+            "undone_by",
+            "undo_reason",
+        ]
+
+
+class MergeRequestSerializer(serializers.Serializer):
+    loser = serializers.UUIDField(help_text="The product that will forward to the survivor.")
+    survivor = serializers.UUIDField()
+    note = serializers.CharField()
+    confirm_two_barcodes = serializers.BooleanField(default=False)
+
+
+class NoteSerializer(serializers.Serializer):
+    note = serializers.CharField()
+
+
+class OverrideSerializer(serializers.ModelSerializer):
+    set_by = serializers.CharField(source="set_by.username", allow_null=True, default=None)
+    value = serializers.JSONField()
+    collected_value = serializers.JSONField()
+
+    class Meta:
+        model = Override
+        fields = [
+            "id",
+            "entity_type",
+            "entity_key",
+            "field",
+            "value",
+            "collected_value",
+            "set_by",
+            "set_at",
+            "reason",
+            "collector_disagrees_since",
+        ]
+
+
+class OverrideRequestSerializer(serializers.Serializer):
+    product = serializers.UUIDField()
+    field = serializers.ChoiceField(choices=Override.Field.choices)
+    value = serializers.CharField(allow_blank=True)
+    reason = serializers.CharField()

@@ -45,6 +45,10 @@ from catalogue.models import (
 )
 
 CENT = Decimal("0.01")
+# Who may do what, as role-group permissions: editors curate (merge, alias, override, pin),
+# reviewers decide queued pairs, viewers read.
+EDIT_PERMISSION = "catalogue.add_productmerge"
+DECIDE_PERMISSION = "catalogue.change_mergecandidate"
 
 
 def _by(obj: models.Model, actor, reason: str | None):
