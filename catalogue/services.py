@@ -721,6 +721,29 @@ _OVERRIDE_FIELDS = {
 }
 
 
+def _note_disagreement(standard: Standard, human: dict[str, Override]) -> None:
+    """Date when the rules first read something other than a person's value (and clear it
+    when they agree again), so the console can show overrides the collection now disputes.
+    The person's value stands either way."""
+    ruled = {
+        Override.Field.VARIATION: standard.variation.canonical,
+        Override.Field.QUANTITY: standard.quantity.key(),
+    }
+    for name, override in human.items():
+        if name not in ruled:
+            continue
+        mine = override.value
+        if name == Override.Field.QUANTITY and isinstance(mine, str):
+            mine = parse_quantity(mine, dedicated=True).key()
+        disagrees = ruled[name] != mine
+        if disagrees == (override.collector_disagrees_since is not None):
+            continue
+        override.collector_disagrees_since = timezone.now() if disagrees else None
+        Override.objects.filter(pk=override.pk).update(
+            collector_disagrees_since=override.collector_disagrees_since
+        )
+
+
 def _overridden(standard: Standard, human: dict[str, Override]) -> tuple[Standard, set[str]]:
     """The standard layer with a person's quantity and line in place of the rules' own, so
     the key agrees with what the person decided. Returns the fields read from overrides."""
@@ -794,6 +817,7 @@ def products_rederive(
         report.checked += 1
         standard = standard_for(_founding_listed(product), vertical=product.vertical, book=book)
         human = overrides.get(str(product.pk), {})
+        _note_disagreement(standard, human)
         standard, read_from_override = _overridden(standard, human)
         wanted = _standard_fields(standard)
         attributes = {**product.attributes, **_product_attributes(standard)}
@@ -1286,9 +1310,13 @@ def candidates_suggest(*, actor=None, progress: Callable[[int], None] | None = N
     from catalogue.suggest import all_proposals
 
     report = SuggestReport(superseded=merge_candidates_supersede(actor=actor))
+    # Read without locks: a reviewer deciding meanwhile is not held up, and the refresh
+    # below only ever touches a row that is still open (checked in the UPDATE itself).
     held = {
         (c.level, str(c.left_id), str(c.right_id)): c
-        for c in MergeCandidate.objects.select_for_update()
+        for c in MergeCandidate.objects.only(
+            "level", "left_id", "right_id", "status", "score", "why"
+        )
     }
     new = []
     for n, proposal in enumerate(all_proposals(), start=1):
@@ -1309,9 +1337,9 @@ def candidates_suggest(*, actor=None, progress: Callable[[int], None] | None = N
         elif candidate.status != MergeCandidate.Status.OPEN:
             report.already_decided += 1
         elif (candidate.score, candidate.why) != (proposal.score, proposal.why):
-            candidate.score, candidate.why = proposal.score, proposal.why
-            candidate.save(update_fields=["score", "why"])
-            report.refreshed += 1
+            report.refreshed += MergeCandidate.objects.filter(
+                pk=candidate.pk, status=MergeCandidate.Status.OPEN
+            ).update(score=proposal.score, why=proposal.why)
         if progress:
             progress(n)
     created = MergeCandidate.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)

@@ -184,3 +184,24 @@ def test_merge_and_undo_each_leave_a_history_record_naming_the_person(editor):
     reasons = list(fresh(loser).history.values_list("history_change_reason", "history_user"))
     assert ("merge undone: two", editor.pk) in reasons
     assert ("merged: one", editor.pk) in reasons
+
+
+def test_rederive_dates_when_the_rules_disagree_with_a_person(editor):
+    product = see("Dior Sauvage EDP Men 100 ml", "Dior", "1")
+    override = services.override_set(
+        product=product, field="variation", value="edt", actor=editor, reason="box says EDT"
+    )
+    services.products_rederive()
+    override.refresh_from_db()
+    assert override.collector_disagrees_since is not None
+    assert fresh(product).attributes["variation"] == "edt"
+
+
+def test_a_person_who_agrees_with_the_rules_is_not_disputed(editor):
+    product = see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
+    override = services.override_set(
+        product=product, field="variation", value="edt", actor=editor, reason="checked"
+    )
+    services.products_rederive()
+    override.refresh_from_db()
+    assert override.collector_disagrees_since is None
