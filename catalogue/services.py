@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.services import audit_record
@@ -334,7 +334,7 @@ class Sighting:
 class SightingResult:
     listing: Listing
     product: Product
-    resolved_by: str  # pin | listing | gtin | match_key | new
+    resolved_by: str  # pin | listing | gtin | match_key | merge (via a merged row) | new
     listing_created: bool
     product_created: bool
     standard: Standard
@@ -416,18 +416,26 @@ def _resolve_by_rules(standard: Standard, *, identity_mode: str) -> tuple[Produc
         product = Product.objects.canonical().filter(gtin=gtin).first()
         if product is not None:
             return product, "gtin"
+        # A barcode a person's merge dropped is kept on the merged row: follow it.
+        merged = Product.objects.filter(gtin=gtin, merged_into__isnull=False).first()
+        if merged is not None:
+            return product_follow_merges(merged), "merge"
     if not standard.keyable:
         return None, "new"
     mine = _product_attributes(standard)
-    for candidate in (
-        Product.objects.canonical().filter(match_key=standard.match_key).order_by("created_at")
-    ):
+    rows = Product.objects.filter(match_key=standard.match_key)
+    # Live rows first; then merged rows, which keep the key of the current rules so a new
+    # listing worded like a merged product follows the person's merge to its survivor.
+    for candidate in rows.order_by(F("merged_into").asc(nulls_first=True), "created_at"):
+        via_merge = candidate.merged_into_id is not None
+        if via_merge:
+            candidate = product_follow_merges(candidate)
         # Two different barcodes are a veto no rule overrides.
         if gtin and candidate.gtin and candidate.gtin != gtin:
             continue
         if vetoed(standard.vertical, mine, candidate.attributes):
             continue
-        return candidate, "match_key"
+        return candidate, "merge" if via_merge else "match_key"
     return None, "new"
 
 

@@ -8,6 +8,7 @@ from django.db import ProgrammingError, transaction
 from django.utils import timezone
 
 from accounts.models import AuditEntry
+from catalogue import services
 from catalogue.models import Award, Listing, MergeCandidate, Override, Product, ProductMerge
 from catalogue.selectors import product_resolve
 from catalogue.services import _row, merge_candidate_propose, product_merge, product_unmerge
@@ -280,3 +281,31 @@ def test_survivor_takes_attributes_it_lacks_but_not_a_variation_a_person_decided
     )
     merge(loser, survivor, editor)
     assert fresh(survivor).attributes == {"concentration": "edp"}
+
+
+def _sight(name, sku, shop):
+    from datetime import UTC, datetime
+
+    from catalogue.identity.keys import Listed
+    from catalogue.tests.factories import LocationFactory
+
+    return services.listing_record_sighting(
+        sighting=services.Sighting(
+            location=LocationFactory(code=shop),
+            source_sku=sku,
+            listed=Listed(brand="Dior", name=name),
+            vertical="fragrance",
+            seen_at=datetime(2026, 1, 5, tzinfo=UTC),
+        )
+    )
+
+
+def test_a_merge_survives_rederive_and_recollection(editor):
+    survivor = _sight("Dior Sauvage EDT Men 100 ml", "1", "lhr").product
+    loser = _sight("Christian Dior Sauvage Men EDT 3.4 oz", "2", "lhr").product
+    services.product_merge(loser=loser, survivor=survivor, actor=editor, note="one bottle")
+    services.products_rederive()
+    again = _sight("Christian Dior Sauvage Men EDT 3.4 oz", "2", "lhr")
+    assert again.product.pk == survivor.pk
+    elsewhere = _sight("Christian Dior Sauvage Men EDT 3.4 oz", "9", "cdg")
+    assert (elsewhere.resolved_by, elsewhere.product.pk) == ("merge", survivor.pk)
