@@ -250,3 +250,21 @@ def test_a_reviewer_cannot_pin(reviewer_console, queued):
            product=str(short.pk), reason="x")  # fmt: skip
     listing.refresh_from_db()
     assert listing.pinned_product_id is None
+
+
+def test_an_editor_releases_a_pin_and_shows_a_listing_again(editor_console, queued, editor):
+    short, long = queued
+    listing = Listing.objects.get(product=long)
+    services.listing_pin(listing=listing, product=short, reason="box", actor=editor)
+    services.listing_ignore(listing=listing, reason="fake", actor=editor)
+    for name in ("unpin_listings", "unignore_listings"):
+        page = action(editor_console, LISTINGS, name, [listing.pk])
+        assert b'name="reason"' in page.content
+        action(editor_console, LISTINGS, name, [listing.pk], confirm="yes", reason="mistake")
+    listing.refresh_from_db()
+    assert listing.pinned_product_id is None and listing.ignored_at is None
+
+
+def test_the_candidate_list_links_to_the_queue(editor_console, queued):
+    page = editor_console.get(CANDIDATES)
+    assert page.status_code == 200 and QUEUE.encode() in page.content
