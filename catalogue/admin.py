@@ -13,7 +13,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import connection
+from django.db import connection, models
 from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -74,6 +74,8 @@ class CuratedHistoryAdmin(SimpleHistoryAdmin):
     row around the services (no audit row, no re-key, no fold)."""
 
     history_list_display = ["history_change_reason"]
+    # The read-only history form is still a model form; say which scheme a bare URL means.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def revert_disabled(self, request, obj=None) -> bool:
         return True
