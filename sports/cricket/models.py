@@ -95,6 +95,9 @@ class Innings(UUIDModel, TimestampedModel):
             models.UniqueConstraint(fields=["fixture", "ordinal"], name="uq_innings_ordinal"),
             models.CheckConstraint(condition=Q(ordinal__gte=1), name="innings_ordinal_positive"),
         ]
+        # Deliveries point here without a per-row foreign key (see Delivery): an innings
+        # is published structure and is never deleted.
+        triggers = [pgtrigger.Protect(name="innings_no_delete", operation=pgtrigger.Delete)]
 
     def __str__(self) -> str:
         return f"innings {self.ordinal}{' (super over)' if self.super_over else ''}"
@@ -181,6 +184,42 @@ def _extra_nonnegative(column: str) -> models.CheckConstraint:
     )
 
 
+# Referential integrity of cricket_delivery, checked once per statement over the rows it
+# wrote (a transition table) instead of by seven foreign-key triggers per row. A corpus
+# import writes millions of deliveries by COPY; the per-row checks (one lookup and one
+# KEY SHARE row lock per reference per row) cost more than the COPY itself. Here one COPY
+# of a match costs a few index probes per *distinct* referenced row. The referenced side
+# is guarded too: innings are never deleted (trigger), submissions and participants that a
+# delivery names cannot be deleted (``delivery_referenced_delete_guard``, migration 0004).
+_REFERENCES_CHECK = """
+    SELECT 'innings ' || n.innings_id INTO missing FROM new_rows n
+     WHERE NOT EXISTS (SELECT 1 FROM cricket_innings i WHERE i.id = n.innings_id) LIMIT 1;
+    IF missing IS NULL THEN
+        SELECT 'participant ' || p.id INTO missing FROM (
+            SELECT batter_id AS id FROM new_rows
+            UNION SELECT bowler_id FROM new_rows
+            UNION SELECT non_striker_id FROM new_rows
+        ) p WHERE NOT EXISTS (SELECT 1 FROM sports_participant s WHERE s.id = p.id) LIMIT 1;
+    END IF;
+    IF missing IS NULL THEN
+        SELECT 'submission ' || n.submission_id INTO missing FROM new_rows n
+         WHERE NOT EXISTS (SELECT 1 FROM sports_submission s WHERE s.id = n.submission_id)
+         LIMIT 1;
+    END IF;
+    IF missing IS NULL THEN
+        SELECT 'delivery ' || r.id INTO missing FROM (
+            SELECT supersedes_id AS id FROM new_rows WHERE supersedes_id IS NOT NULL
+            UNION SELECT superseded_by_id FROM new_rows WHERE superseded_by_id IS NOT NULL
+        ) r WHERE NOT EXISTS (SELECT 1 FROM cricket_delivery d WHERE d.id = r.id) LIMIT 1;
+    END IF;
+    IF missing IS NOT NULL THEN
+        RAISE EXCEPTION 'cricket_delivery references % which does not exist', missing
+            USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    RETURN NULL;
+"""
+
+
 class Delivery(models.Model):
     """One revision of one ball. Content is immutable: a correction inserts the next
     revision and marks this one superseded (the partial unique index lets exactly one live
@@ -192,7 +231,15 @@ class Delivery(models.Model):
     """
 
     id = models.BigAutoField(primary_key=True)
-    innings = models.ForeignKey(Innings, on_delete=models.PROTECT, related_name="deliveries")
+    # The references of this table are checked per statement, not per row (see
+    # ``_REFERENCES_CHECK`` and Meta.triggers): db_constraint=False on each of them.
+    innings = models.ForeignKey(
+        Innings,
+        on_delete=models.PROTECT,
+        related_name="deliveries",
+        db_constraint=False,
+        db_index=False,  # delivery_natural_key_live leads with innings
+    )
     over_number = models.PositiveSmallIntegerField()
     # Cricsheet repeats the printed ball label after wides and no-balls; identity is the
     # array position.
@@ -200,9 +247,15 @@ class Delivery(models.Model):
     sequence = models.PositiveIntegerField(help_text="1-based occurrence order in the innings.")
     ball_label = models.CharField(max_length=16, help_text="Printed over.ball, display only.")
     actual_delivery = models.CharField(max_length=16, blank=True, help_text="1.2.0 files only.")
-    batter = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="+")
-    bowler = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="+")
-    non_striker = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="+")
+    batter = models.ForeignKey(
+        Participant, on_delete=models.PROTECT, related_name="+", db_constraint=False, db_index=False
+    )
+    bowler = models.ForeignKey(
+        Participant, on_delete=models.PROTECT, related_name="+", db_constraint=False, db_index=False
+    )
+    non_striker = models.ForeignKey(
+        Participant, on_delete=models.PROTECT, related_name="+", db_constraint=False, db_index=False
+    )
     runs_batter = models.PositiveSmallIntegerField()
     runs_extras = models.PositiveSmallIntegerField()
     runs_total = models.PositiveSmallIntegerField()
@@ -217,15 +270,33 @@ class Delivery(models.Model):
     # Revisions (seed §3): the correction path adds behaviour on these, not schema.
     revision = models.PositiveIntegerField(default=1)
     is_current = models.BooleanField(default=True)
-    supersedes = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    # One-to-one both ways, enforced by the partial unique constraints below (a plain
+    # unique index would also index the NULL of every first revision).
+    supersedes = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
     )
-    superseded_by = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    superseded_by = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
     )
     superseded_at = models.DateTimeField(null=True, blank=True)
-    source_event_id = models.UUIDField(help_text="Stable across every revision of this ball.")
-    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="+")
+    source_event_id = models.UUIDField(
+        help_text="Stable across every revision of this ball (UUIDv7: time-ordered)."
+    )
+    submission = models.ForeignKey(
+        Submission, on_delete=models.PROTECT, related_name="+", db_constraint=False
+    )
     submission_event_ordinal = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -246,6 +317,16 @@ class Delivery(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["source_event_id", "revision"], name="delivery_event_revision"
+            ),
+            models.UniqueConstraint(
+                fields=["supersedes"],
+                condition=Q(supersedes__isnull=False),
+                name="delivery_supersedes_once",
+            ),
+            models.UniqueConstraint(
+                fields=["superseded_by"],
+                condition=Q(superseded_by__isnull=False),
+                name="delivery_superseded_by_once",
             ),
             _extra_nonnegative("extra_wides"),
             _extra_nonnegative("extra_noballs"),
@@ -278,6 +359,24 @@ class Delivery(models.Model):
                 exclude=["is_current", "superseded_by", "superseded_at"],
             ),
             pgtrigger.Protect(name="delivery_no_delete", operation=pgtrigger.Delete),
+            pgtrigger.Trigger(
+                name="delivery_references_insert",
+                level=pgtrigger.Statement,
+                when=pgtrigger.After,
+                operation=pgtrigger.Insert,
+                referencing=pgtrigger.Referencing(new="new_rows"),
+                declare=[("missing", "text")],
+                func=_REFERENCES_CHECK,
+            ),
+            pgtrigger.Trigger(
+                name="delivery_references_update",
+                level=pgtrigger.Statement,
+                when=pgtrigger.After,
+                operation=pgtrigger.Update,
+                referencing=pgtrigger.Referencing(new="new_rows"),
+                declare=[("missing", "text")],
+                func=_REFERENCES_CHECK,
+            ),
         ]
 
     def __str__(self) -> str:
