@@ -26,6 +26,7 @@ from sports.services.results import (
     fixture_award,
     fixture_import,
     fixture_results_record,
+    result_lines_create,
     result_lines_rebuild,
     submission_record,
 )
@@ -38,7 +39,7 @@ from sports.services.tables import (
     stat_table_rebuild,
     table_kind_for,
 )
-from sports.services.timeline import timeline_append, timeline_void
+from sports.services.timeline import LogEntry, timeline_append, timeline_open, timeline_void
 from sports.services.tree import (
     competition_archive,
     competition_create,
@@ -51,6 +52,7 @@ from sports.services.tree import (
 __all__ = [
     "CompetitorSpec",
     "EntrantResult",
+    "LogEntry",
     "OutsideRow",
     "alias_observe",
     "competition_archive",
@@ -77,6 +79,7 @@ __all__ = [
     "participant_merge",
     "participants_resolve",
     "points_adjustment_create",
+    "result_lines_create",
     "result_lines_rebuild",
     "sport_definition_publish",
     "standings_compute",
@@ -85,6 +88,7 @@ __all__ = [
     "submission_record",
     "table_kind_for",
     "timeline_append",
+    "timeline_open",
     "timeline_void",
     "trees_check",
 ]

@@ -28,7 +28,7 @@ from sports.models import (
 from sports.plugins.base import fixture_day
 from sports.plugins.registry import get_plugin
 from sports.services.common import Actor, actor_user, audit_person, lock_merge_pair
-from sports.services.timeline import timeline_append
+from sports.services.timeline import LogEntry, timeline_append, timeline_open
 
 AMENDABLE = ("name", "scheduled_start", "venue", "status", "coverage_tier", "results_official")
 PINNABLE = (*AMENDABLE, "meta", "format", "result", "competitors")
@@ -53,6 +53,19 @@ def _schema_problems(schema: dict, document: dict, where: str) -> list[str]:
         f"{where}/{'/'.join(str(p) for p in e.absolute_path)}: {e.message}".rstrip("/")
         for e in validator.iter_errors(document)
     ]
+
+
+def fixture_documents_check(
+    definition: SportDefinitionVersion | None, *, format: dict, meta: dict
+) -> None:
+    """Refuse ``format``/``meta`` documents the sport's definition does not allow."""
+    if definition is None:
+        return
+    problems = _schema_problems(definition.format_schema, format, "format") + _schema_problems(
+        definition.meta_schema, meta, "meta"
+    )
+    if problems:
+        raise ValidationError({"format" if problems[0].startswith("format") else "meta": problems})
 
 
 def definition_for(sport: Sport) -> SportDefinitionVersion | None:
@@ -121,17 +134,13 @@ def fixture_create(
     archetype = archetype or sport.archetype
     if not archetype:
         raise ValidationError({"archetype": f"{sport} has no default archetype; give one."})
-    effective = Competition.objects.with_effective().get(pk=competition.pk)
+    if fixture_type is None or format_code is None:
+        effective = Competition.objects.with_effective().get(pk=competition.pk)
+        fixture_type = fixture_type or effective.effective_fixture_type
+        format_code = format_code or effective.effective_format_code
     definition = definition_for(sport)
     format, meta = format or {}, meta or {}
-    if definition is not None:
-        problems = _schema_problems(definition.format_schema, format, "format") + _schema_problems(
-            definition.meta_schema, meta, "meta"
-        )
-        if problems:
-            raise ValidationError(
-                {"format" if problems[0].startswith("format") else "meta": problems}
-            )
+    fixture_documents_check(definition, format=format, meta=meta)
     fixture = Fixture(
         sport=sport,
         competition=competition,
@@ -140,23 +149,28 @@ def fixture_create(
         code=code,
         name=name,
         archetype=archetype,
-        fixture_type=fixture_type or effective.effective_fixture_type,
-        format_code=format_code or effective.effective_format_code,
+        fixture_type=fixture_type,
+        format_code=format_code,
         scheduled_start=scheduled_start,
         format=format,
         meta=meta,
+        last_seq=1,  # the log opens with the creation item below
         **({"coverage_tier": coverage_tier} if coverage_tier else {}),
     )
     fixture.full_clean(exclude=["competition", "sport", "venue", "definition_version"])
     fixture.save()
-    timeline_append(
+    timeline_open(
         fixture=fixture,
-        event_type="fixture.create",
+        entries=[
+            LogEntry(
+                "fixture.create",
+                unit="record",
+                payload={"code": code, "competition": str(competition.pk), "archetype": archetype},
+                idempotency_key=idempotency_key,
+            )
+        ],
         actor=actor,
         source_code=source_code,
-        idempotency_key=idempotency_key,
-        unit="record",
-        payload={"code": code, "competition": str(competition.pk), "archetype": archetype},
     )
     if competitors:
         _create_competitors(fixture, competitors)

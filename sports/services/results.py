@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from omnium.bulk import Inserts
 from sports.models import (
     Archetype,
     Competition,
@@ -48,11 +49,13 @@ def submission_record(
     media_type: str = "",
     accepted: bool = True,
     note: str = "",
+    inserts: Inserts | None = None,
 ) -> Submission:
     """Record where a set of facts came from. Importers of trusted corpora accept at once;
-    a reviewed batch is accepted by its reviewer."""
+    a reviewed batch is accepted by its reviewer. With ``inserts``, the row joins the
+    caller's batch."""
     now = timezone.now()
-    return Submission.objects.create(
+    submission = Submission(
         kind=kind,
         source_code=source_code,
         submitted_by=actor_user(actor),
@@ -64,6 +67,11 @@ def submission_record(
         accepted_at=now if accepted else None,
         note=note,
     )
+    if inserts is not None:
+        inserts.add(submission)
+    else:
+        submission.save(force_insert=True)
+    return submission
 
 
 def fixture_by_external_id(source_code: str, external_id: str) -> Fixture | None:
@@ -260,9 +268,13 @@ def fixture_results_record(
     return True
 
 
-def _result_lines(fixture: Fixture) -> dict[tuple, dict[str, Any]]:
-    """The lines a fixture's recorded results imply, keyed (subject, role, segment)."""
-    sides = list(fixture.competitors.filter(parent__isnull=True).order_by("ordinal", "id"))
+def _result_lines(
+    fixture: Fixture, sides: list[FixtureCompetitor] | None = None
+) -> dict[tuple, dict[str, Any]]:
+    """The lines a fixture's recorded results imply, keyed (subject, role, segment).
+    ``sides``: the top-level competitors in order, when the caller already holds them."""
+    if sides is None:
+        sides = list(fixture.competitors.filter(parent__isnull=True).order_by("ordinal", "id"))
     lines: dict[tuple, dict[str, Any]] = {}
     if fixture.archetype == Archetype.HEAD_TO_HEAD and len(sides) == 2:
         outcomes = head_to_head_outcomes(fixture, sides)
@@ -341,14 +353,47 @@ def result_lines_rebuild(*, fixture: Fixture) -> bool:
     return changed
 
 
+def result_lines_create(
+    *, fixture: Fixture, sides: list[FixtureCompetitor], inserts: Inserts | None = None
+) -> int:
+    """The result lines of a fixture created in this transaction, from the sides the
+    caller just wrote (top level, in order): one insert, no read-back. Same lines as
+    ``result_lines_rebuild`` would make. With ``inserts``, the lines and the invalidation
+    of the cached tables join the caller's batch."""
+    day = fixture_day(fixture)
+    lines = [
+        StatLine(
+            fixture=fixture,
+            subject_id=s,
+            subject_role=r,
+            segment=seg,
+            occurred_on=day,
+            values=values,
+            sport_id=fixture.sport_id,
+            competition_id=fixture.competition_id,
+            format_code=fixture.format_code,
+        )
+        for (s, r, seg), values in _result_lines(fixture, sides).items()
+    ]
+    if lines and inserts is not None:
+        inserts.extend(lines)
+        if fixture.competition_id is not None:
+            inserts.add_delete(_cached_tables_above(fixture.competition))
+    elif lines:
+        StatLine.objects.bulk_create(lines)
+        stat_tables_invalidate(fixture=fixture)
+    return len(lines)
+
+
+def _cached_tables_above(node: Competition):
+    return StatTable.objects.filter(competition__in=node.get_ancestors(include_self=True))
+
+
 def stat_tables_invalidate(*, fixture: Fixture) -> int:
     """Drop the cached tables of the fixture's node and every node above it."""
     if fixture.competition_id is None:
         return 0
-    node = Competition.objects.get(pk=fixture.competition_id)
-    deleted, _ = StatTable.objects.filter(
-        competition__in=node.get_ancestors(include_self=True)
-    ).delete()
+    deleted, _ = _cached_tables_above(fixture.competition).delete()
     return deleted
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
+from omnium.bulk import Inserts
 from sports.models import (
     Competition,
     Fixture,
@@ -100,6 +102,68 @@ def timeline_append(
         [TimelineActor(item=item, participant=p, role=role) for p, role in participants]
     )
     return item
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One item of a log being opened: what ``timeline_append`` takes, minus the subject."""
+
+    event_type: str
+    unit: str = "event"
+    payload: dict[str, Any] = field(default_factory=dict)
+    idempotency_key: str | None = None
+
+
+def timeline_open(
+    *,
+    entries: list[LogEntry],
+    actor: Actor,
+    fixture: Fixture | None = None,
+    competition: Competition | None = None,
+    source_code: str | None = None,
+    inserts: Inserts | None = None,
+) -> list[TimelineItem]:
+    """Write the first items of a fixture or competition created in this transaction: its
+    stream and the items, positions 1..n, without the lock and counter update an append
+    needs. A fixture counts positions on its own row, so the caller saves it with
+    ``last_seq = len(entries)`` first; a competition's stream is created already counted.
+    Nothing else can have written to a subject nobody else can see yet, and the unique
+    positions would refuse it anyway. With ``inserts``, the rows join the caller's batch
+    instead of being written here."""
+    if (fixture is None) == (competition is None):
+        raise ValidationError("A log belongs to exactly one fixture or competition.")
+    if fixture is not None and fixture.last_seq != len(entries):
+        raise ValidationError(
+            f"{fixture} must be saved with last_seq={len(entries)} to open its log with "
+            f"{len(entries)} item(s)."
+        )
+    stream = (
+        LedgerStream(subject_kind=SubjectKind.FIXTURE, subject_id=fixture.pk)
+        if fixture is not None
+        else LedgerStream(
+            subject_kind=SubjectKind.COMPETITION, subject_id=competition.pk, last_seq=len(entries)
+        )
+    )
+    label = actor_label(actor)
+    items = [
+        TimelineItem(
+            stream=stream,
+            fixture=fixture,
+            actor=label,
+            source_code=source_code,
+            event_type=entry.event_type,
+            unit=entry.unit,
+            seq=seq,
+            payload=entry.payload,
+            idempotency_key=entry.idempotency_key,
+        )
+        for seq, entry in enumerate(entries, start=1)
+    ]
+    if inserts is not None:
+        inserts.add(stream, *items)
+        return items
+    stream.save(force_insert=True)
+    return TimelineItem.objects.bulk_create(items)
 
 
 @transaction.atomic

@@ -19,7 +19,7 @@ from django.db.models import Q
 
 from sports.models import Competition, CompetitionStatus, Fixture, Sport
 from sports.services.common import Actor, audit_person
-from sports.services.timeline import timeline_append
+from sports.services.timeline import LogEntry, timeline_append, timeline_open
 
 _LOCK_NAMESPACE = 0x5EED  # first key of every tree advisory lock
 _NEW_TREE = 0  # second key: the lock for allocating tree ids
@@ -105,13 +105,18 @@ def competition_create(
         end_date=end_date,
         config=config or {},
     )
-    node.full_clean(exclude=["parent", "lft", "rght", "tree_id", "level"])
+    # The id is a fresh UUIDv7: no need to ask the database whether it is taken.
+    node.full_clean(exclude=["id", "parent", "lft", "rght", "tree_id", "level"])
     node.save()
-    timeline_append(
+    timeline_open(
         competition=node,
-        event_type="competition.create",
+        entries=[
+            LogEntry(
+                "competition.create",
+                payload={"code": code, "name": name, "parent": str(parent.pk) if parent else None},
+            )
+        ],
         actor=actor,
-        payload={"code": code, "name": name, "parent": str(parent.pk) if parent else None},
     )
     return node
 
