@@ -33,20 +33,46 @@ def _participant_of(registry_id):
     ).internal_id
 
 
+def _participant_lookups(queries):
+    """Lookups of players (the two teams are looked up once per run, by their own ids)."""
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith("SELECT") and "sports_externalidmap" in q["sql"]
+        and "'participant'" in q["sql"] and "'team:" not in q["sql"]
+    ]  # fmt: skip
+
+
 def test_a_matchs_players_are_resolved_in_one_query_not_one_per_player():
+    Importer().import_file(json.dumps(cricsheet_match()).encode(), filename="900001.json")
+    doc = cricsheet_match(dates=["2024-05-08"])
+    with CaptureQueriesContext(connection) as queries:
+        result = Importer().import_file(json.dumps(doc).encode(), filename="900002.json")
+    assert result.outcome == "new"
+    assert len(_participant_lookups(queries)) == 1
+
+
+def test_players_already_resolved_in_the_run_cost_no_lookup():
     importer = Importer()
     importer.import_file(json.dumps(cricsheet_match()).encode(), filename="900001.json")
     doc = cricsheet_match(dates=["2024-05-08"])
     with CaptureQueriesContext(connection) as queries:
         result = importer.import_file(json.dumps(doc).encode(), filename="900002.json")
     assert result.outcome == "new"
-    lookups = [
-        q["sql"]
-        for q in queries.captured_queries
-        if q["sql"].startswith("SELECT") and "sports_externalidmap" in q["sql"]
-        and "'participant'" in q["sql"]
-    ]  # fmt: skip
-    assert len(lookups) == 1
+    assert _participant_lookups(queries) == []
+
+
+def test_a_new_player_in_a_later_match_of_the_run_is_looked_up_alone():
+    importer = Importer()
+    importer.import_file(json.dumps(cricsheet_match()).encode(), filename="900001.json")
+    doc = _renamed(cricsheet_match(dates=["2024-05-08"]), "A Batter", "Z Newcomer")
+    doc["info"]["registry"]["people"]["Z Newcomer"] = "eeee0042"
+    with CaptureQueriesContext(connection) as queries:
+        result = importer.import_file(json.dumps(doc).encode(), filename="900002.json")
+    assert result.outcome == "new", result.error
+    (lookup,) = _participant_lookups(queries)
+    assert "eeee0042" in lookup and "aaaa0001" not in lookup
+    assert _participant_of("eeee0042") != _participant_of("aaaa0001")
 
 
 def test_one_name_with_two_registry_ids_is_two_people():

@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import F, Q, Value
-from django.db.models.functions import Greatest, Least
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from omnium.bulk import Inserts
 from omnium.models import uuid7
 from sports.models import (
     Archetype,
+    Competition,
     CompetitorKind,
     EntityType,
     ExternalIdMap,
@@ -27,14 +27,19 @@ from sports.models import (
     FixtureCompetitor,
     LinkOrigin,
     Participant,
-    ParticipantAlias,
     ParticipantSport,
     ParticipantType,
     ResultStatus,
     Sport,
+    SportDefinitionVersion,
+    Submission,
+    Venue,
 )
 from sports.querysets import follow_merges
 from sports.services.common import Actor, actor_label
+from sports.services.fixtures import fixture_documents_check
+from sports.services.results import result_lines_create
+from sports.services.timeline import LogEntry, timeline_open
 
 SOURCE = "cricsheet"
 
@@ -55,6 +60,16 @@ def _code(name: str) -> str:
     return f"{slugify(name)[:48] or 'x'}-{uuid7().hex[-8:]}"
 
 
+@dataclass
+class PeopleCache:
+    """What one import run already knows about people: outside id -> participant, and the
+    (participant, name) alias ranges it has written. Only ever holds rows of committed
+    matches: the importer drops it when a match rolls back."""
+
+    by_id: dict[str, Participant] = field(default_factory=dict)
+    seen: dict[tuple, tuple[datetime, datetime]] = field(default_factory=dict)
+
+
 @transaction.atomic(savepoint=False)
 def cricket_people_resolve(
     *,
@@ -64,23 +79,37 @@ def cricket_people_resolve(
     seen_at: datetime | None = None,
     source_code: str = SOURCE,
     participant_type: str = ParticipantType.PERSON,
+    cache: PeopleCache | None = None,
+    inserts: Inserts | None = None,
 ) -> dict[str, Participant]:
     """Map each ``name -> outside id`` to a participant, creating the unknown ones.
 
     One query finds every known id of the batch in the external-id map and one loads their
     participants (merged ones answer as their survivor); the unknown ids are created in bulk
     with their map rows. Each (participant, name) is recorded as an alias, with first and
-    last seen widened to ``seen_at``. Returns name -> participant.
+    last seen widened to ``seen_at``. Returns name -> participant. With a ``cache`` (an
+    import run), ids and alias ranges already known cost no query at all; with
+    ``inserts``, the alias statement joins the caller's batch.
     """
     seen_at = seen_at or timezone.now()
-    ids = set(names.values())
-    known = dict(
-        ExternalIdMap.objects.filter(
-            source_code=source_code, entity_type=EntityType.PARTICIPANT, external_id__in=ids
-        ).values_list("external_id", "internal_id")
-    )
-    rows = {p.pk: p for p in Participant.objects.filter(pk__in=known.values())}
+    cache = cache if cache is not None else PeopleCache()
     by_id: dict[str, Participant] = {}
+    ids = set()
+    for external_id in names.values():
+        if external_id in cache.by_id:
+            by_id[external_id] = cache.by_id[external_id]
+        else:
+            ids.add(external_id)
+    known = (
+        dict(
+            ExternalIdMap.objects.filter(
+                source_code=source_code, entity_type=EntityType.PARTICIPANT, external_id__in=ids
+            ).values_list("external_id", "internal_id")
+        )
+        if ids
+        else {}
+    )
+    rows = {p.pk: p for p in Participant.objects.filter(pk__in=known.values())} if known else {}
     for external_id, internal_id in known.items():
         participant = rows[internal_id]
         if participant.merged_into_id is not None:
@@ -89,6 +118,7 @@ def cricket_people_resolve(
     first_name = {}
     for name, external_id in names.items():
         first_name.setdefault(external_id, name)
+    missing = sorted(ids - by_id.keys())
     new = [
         Participant(
             type=participant_type,
@@ -96,7 +126,7 @@ def cricket_people_resolve(
             code=_code(first_name[external_id]),
             sport=sport,
         )
-        for external_id in sorted(ids - by_id.keys())
+        for external_id in missing
     ]
     if new:
         Participant.objects.bulk_create(new)
@@ -114,43 +144,60 @@ def cricket_people_resolve(
                     origin=LinkOrigin.INTEGRATION,
                     created_by=label,
                 )
-                for external_id, p in zip(sorted(ids - by_id.keys()), new, strict=True)
+                for external_id, p in zip(missing, new, strict=True)
             ]
         )
-        by_id.update(zip(sorted(ids - by_id.keys()), new, strict=True))
+        by_id.update(zip(missing, new, strict=True))
+    cache.by_id.update((external_id, by_id[external_id]) for external_id in ids)
     resolved = {name: by_id[external_id] for name, external_id in names.items()}
-    aliases_observe(pairs=resolved, source_code=source_code, seen_at=seen_at)
+    aliases_observe(
+        pairs=resolved, source_code=source_code, seen_at=seen_at, cache=cache, inserts=inserts
+    )
     return resolved
 
 
-def aliases_observe(*, pairs: dict[str, Participant], source_code: str, seen_at: datetime) -> None:
-    """Record every (name, participant) pair as an alias in three statements, however many
-    names: insert the new pairs, then widen first/last seen of the existing ones."""
-    if not pairs:
-        return
-    ParticipantAlias.objects.bulk_create(
-        [
-            ParticipantAlias(
-                participant=p,
-                name=name,
-                source_code=source_code,
-                first_seen=seen_at,
-                last_seen=seen_at,
-            )
-            for name, p in pairs.items()
-        ],
-        ignore_conflicts=True,
-    )
-    match_any = Q()
+_ALIAS_UPSERT = """
+    INSERT INTO sports_participantalias (participant_id, name, source_code, first_seen, last_seen)
+    SELECT p, n, %s, %s, %s FROM unnest(%s::uuid[], %s::text[]) AS pairs(p, n)
+    ON CONFLICT (participant_id, source_code, name) DO UPDATE
+       SET first_seen = LEAST(sports_participantalias.first_seen, EXCLUDED.first_seen),
+           last_seen = GREATEST(sports_participantalias.last_seen, EXCLUDED.last_seen)
+     WHERE sports_participantalias.first_seen > EXCLUDED.first_seen
+        OR sports_participantalias.last_seen < EXCLUDED.last_seen
+"""
+
+
+def aliases_observe(
+    *,
+    pairs: dict[str, Participant],
+    source_code: str,
+    seen_at: datetime,
+    cache: PeopleCache | None = None,
+    inserts: Inserts | None = None,
+) -> None:
+    """Record every (name, participant) pair as an alias, first and last seen widened to
+    ``seen_at``: one statement however many names (new pairs inserted, known ones widened,
+    rows already covering ``seen_at`` not touched). With a ``cache``, pairs whose range this
+    run already wrote to cover ``seen_at`` are not sent at all."""
+    todo = []
     for name, p in pairs.items():
-        match_any |= Q(participant_id=p.pk, name=name)
-    # One statement widens both ends; rows already covering seen_at are not touched.
-    ParticipantAlias.objects.filter(match_any, source_code=source_code).filter(
-        Q(last_seen__lt=seen_at) | Q(first_seen__gt=seen_at)
-    ).update(
-        first_seen=Least(F("first_seen"), Value(seen_at)),
-        last_seen=Greatest(F("last_seen"), Value(seen_at)),
-    )
+        known = cache.seen.get((p.pk, name, source_code)) if cache is not None else None
+        if known is None or not known[0] <= seen_at <= known[1]:
+            todo.append((name, p))
+    if not todo:
+        return
+    params = [source_code, seen_at, seen_at, [p.pk for _, p in todo], [n for n, _ in todo]]
+    if inserts is not None:
+        inserts.add_sql(_ALIAS_UPSERT, params)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(_ALIAS_UPSERT, params)
+    if cache is not None:
+        # The stored range now covers at least what this run has seen of the pair.
+        for name, p in todo:
+            key = (p.pk, name, source_code)
+            low, high = cache.seen.get(key, (seen_at, seen_at))
+            cache.seen[key] = (min(low, seen_at), max(high, seen_at))
 
 
 @transaction.atomic(savepoint=False)
@@ -189,11 +236,19 @@ class Side:
 
 
 @transaction.atomic(savepoint=False)
-def cricket_sides_create(*, fixture: Fixture, sides: list[Side]) -> list[FixtureCompetitor]:
-    """Put the two teams and their squads (nested under them) into a new fixture in two
-    statements rather than one per player: the squads of 12,000 matches are ~300,000 rows.
-    Only for a fixture that has no competitors yet (the import's new fixture)."""
-    if fixture.competitors.exists():
+def cricket_sides_create(
+    *,
+    fixture: Fixture,
+    sides: list[Side],
+    fixture_is_new: bool = False,
+    inserts: Inserts | None = None,
+) -> list[FixtureCompetitor]:
+    """Put the two teams and their squads (nested under them) into a fixture that has no
+    competitors yet, in one statement rather than one per player: the squads of 12,000
+    matches are ~300,000 rows. ``fixture_is_new``: the caller created the fixture in this
+    transaction, so nobody can have given it sides (no need to look). With ``inserts``,
+    the rows join the caller's batch."""
+    if not fixture_is_new and fixture.competitors.exists():
         raise ValidationError(f"{fixture} already has its sides; amend them instead.")
     teams = [
         FixtureCompetitor(
@@ -206,9 +261,11 @@ def cricket_sides_create(*, fixture: Fixture, sides: list[Side]) -> list[Fixture
         )
         for ordinal, side in enumerate(sides, start=1)
     ]
-    FixtureCompetitor.objects.bulk_create(teams)
-    FixtureCompetitor.objects.bulk_create(
-        [
+    # Ids are made here (UUIDv7), so the squad rows can name their team row in the same
+    # insert.
+    rows = [
+        *teams,
+        *(
             FixtureCompetitor(
                 fixture=fixture,
                 parent=row,
@@ -219,6 +276,97 @@ def cricket_sides_create(*, fixture: Fixture, sides: list[Side]) -> list[Fixture
             )
             for row, side in zip(teams, sides, strict=True)
             for ordinal, (player, slot) in enumerate(side.squad, start=1)
-        ]
-    )
+        ),
+    ]
+    if inserts is not None:
+        inserts.extend(rows)
+    else:
+        FixtureCompetitor.objects.bulk_create(rows)
     return teams
+
+
+@dataclass
+class MatchFixture:
+    """What the importer knows of a new match's fixture before writing it."""
+
+    competition: Competition
+    code: str
+    name: str
+    format_code: str
+    scheduled_start: datetime
+    venue: Venue | None
+    format: dict
+    meta: dict
+    status: str
+    result: dict | None
+    sides: list[Side]
+    match_id: str
+
+
+@transaction.atomic(savepoint=False)
+def cricket_fixture_create(
+    *,
+    match: MatchFixture,
+    sport: Sport,
+    definition: SportDefinitionVersion | None,
+    submission: Submission,
+    actor: Actor,
+    log: list[LogEntry] = (),
+    inserts: Inserts | None = None,
+) -> Fixture:
+    """The fixture of a new Cricsheet match with everything the spine keeps about it: the
+    row (first submission, status and outcome included), its log opened with the creation
+    item plus ``log``, both sides with their squads, the result lines, and the match id in
+    the external-id map. All of it travels in one round trip (``inserts``: the caller's
+    batch, sent by the caller; without one, sent here) for the ~12,000 matches of a corpus
+    import; the unique keys (code, outside id) refuse a second writer of the same match."""
+    batch = inserts if inserts is not None else Inserts()
+    fixture_documents_check(definition, format=match.format, meta=match.meta)
+    entries = [
+        LogEntry(
+            "fixture.create",
+            unit="record",
+            payload={
+                "code": match.code,
+                "competition": str(match.competition.pk),
+                "archetype": Archetype.HEAD_TO_HEAD,
+            },
+        ),
+        *log,
+    ]
+    fixture = Fixture(
+        sport=sport,
+        competition=match.competition,
+        venue=match.venue,
+        definition_version=definition,
+        code=match.code,
+        name=match.name,
+        archetype=Archetype.HEAD_TO_HEAD,
+        format_code=match.format_code,
+        scheduled_start=match.scheduled_start,
+        format=match.format,
+        meta=match.meta,
+        status=match.status,
+        result=match.result,
+        first_seen_in=submission,
+        last_seq=len(entries),
+    )
+    batch.add(fixture)
+    timeline_open(fixture=fixture, entries=entries, actor=actor, source_code=SOURCE, inserts=batch)
+    teams = cricket_sides_create(
+        fixture=fixture, sides=match.sides, fixture_is_new=True, inserts=batch
+    )
+    result_lines_create(fixture=fixture, sides=teams, inserts=batch)
+    batch.add(
+        ExternalIdMap(
+            source_code=SOURCE,
+            entity_type=EntityType.FIXTURE,
+            external_id=match.match_id,
+            internal_id=fixture.pk,
+            origin=LinkOrigin.INTEGRATION,
+            created_by=actor_label(actor),
+        )
+    )
+    if inserts is None:
+        batch.send()
+    return fixture
