@@ -18,7 +18,6 @@ import hashlib
 import itertools
 import tarfile
 import time
-import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -768,13 +767,21 @@ def _synchronous_commit(on: bool) -> None:
 
 
 def _allocate_ids(table: str, count: int) -> list[int]:
-    """Take ``count`` ids from the table's identity sequence in one round trip."""
+    """Take ``count`` ids from the table's identity sequence in one round trip. The values
+    come back as runs of consecutive ids (one run unless another session drew from the
+    sequence at the same moment), not as ``count`` rows."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            """
+            SELECT min(v), max(v) FROM (
+                SELECT v, v - row_number() OVER (ORDER BY v) AS run
+                  FROM (SELECT nextval(pg_get_serial_sequence(%s, 'id')) AS v
+                          FROM generate_series(1, %s)) AS drawn
+            ) AS numbered GROUP BY run ORDER BY 1
+            """,
             [table, count],
         )
-        return [row[0] for row in cursor.fetchall()]
+        return [n for low, high in cursor.fetchall() for n in range(low, high + 1)]
 
 
 _NO_EXTRAS: dict = {}
@@ -790,13 +797,15 @@ def _copy_int(value: int | None) -> str:
     return "\\N" if value is None else str(value)
 
 
-def _event_ids(count: int) -> list[uuid.UUID]:
-    """``count`` distinct, time-ordered source event ids for one match: one UUIDv7 and
-    its successors (RFC 9562 §6.2, method 2: the random part used as a counter; its low
-    20 bits are cleared first, so no match of up to a million deliveries can carry into
-    the version or variant bits)."""
-    base = uuid7().int & ~0xFFFFF
-    return [uuid.UUID(int=base + n) for n in range(count)]
+def _event_ids(count: int) -> list[str]:
+    """``count`` distinct, time-ordered source event ids for one match, as text for the
+    COPY: one UUIDv7 and its successors (RFC 9562 §6.2, method 2: the random part used as
+    a counter). Its low 20 bits (the last five hex digits) are the count, so no match of up
+    to a million deliveries can carry into the version or variant bits."""
+    if count > 0xFFFFF:
+        raise ValueError(f"{count} deliveries in one match")
+    prefix = str(uuid7())[:-5]
+    return [f"{prefix}{n:05x}" for n in range(count)]
 
 
 def _copy(model, columns: tuple[str, ...], lines: list[str]) -> None:
