@@ -55,6 +55,7 @@ from sports.cricket.services import (
     cricket_people_resolve,
     cricket_sport,
     cricket_team,
+    people_cache_load,
 )
 from sports.models import (
     Competition,
@@ -228,10 +229,11 @@ class _Caches:
         self.sport: Sport | None = None
         self.definition: tuple[SportDefinitionVersion | None] | None = None
         self.kinds: dict[str, DismissalKind] = {}
-        self.nodes: dict[str, Competition] = {}
+        self.nodes: dict[str, Competition] | None = None
         self.venues: dict[str, Venue] = {}
         self.teams: dict[tuple[str, str], Participant] = {}
-        self.people = PeopleCache()
+        self.people: PeopleCache | None = None  # loaded at the first match
+        self.codes: set[str] | None = None
 
     def clear(self) -> None:
         self.__init__()
@@ -344,6 +346,7 @@ class Importer:
             self._check_kinds(document, filename)
             with transaction.atomic():
                 fixture, deliveries = self._write(document, raw=raw, filename=filename, sha=sha)
+            self._codes().add(fixture.code)
             if self.known is not None:  # the same id later in this block is now known
                 self.known[match_id] = (fixture.pk, sha)
         except CricsheetRejected as exc:
@@ -365,6 +368,21 @@ class Importer:
         if self.caches.sport is None:
             self.caches.sport = cricket_sport()
         return self.caches.sport
+
+    def _codes(self) -> set[str]:
+        """Fixture codes cricket already uses: loaded once, then kept by the run. Another
+        writer taking a code meanwhile makes that match fail on the unique key (nothing
+        written; the next run imports it)."""
+        if self.caches.codes is None:
+            self.caches.codes = set(
+                Fixture.objects.filter(sport=self._sport()).values_list("code", flat=True)
+            )
+        return self.caches.codes
+
+    def _people(self) -> PeopleCache:
+        if self.caches.people is None:
+            self.caches.people = people_cache_load(source_code=SOURCE)
+        return self.caches.people
 
     def _definition(self) -> SportDefinitionVersion | None:
         if self.caches.definition is None:
@@ -392,14 +410,20 @@ class Importer:
 
     def _node(self, *, code: str, name: str, type: str, parent: Competition | None) -> Competition:
         code = code[:64]
+        if self.caches.nodes is None:  # every cricket node, once per run
+            self.caches.nodes = {
+                node.code: node for node in Competition.objects.filter(sport=self._sport())
+            }
         node = self.caches.nodes.get(code)
         if node is None:
-            sport = self._sport()
-            node = Competition.objects.filter(sport=sport, code=code).first()
-            if node is None:
-                node = competition_create(
-                    code=code, name=name, type=type, parent=parent, sport=sport, actor=self.actor
-                )
+            node = competition_create(
+                code=code,
+                name=name,
+                type=type,
+                parent=parent,
+                sport=self._sport(),
+                actor=self.actor,
+            )
             self.caches.nodes[code] = node
         return node
 
@@ -485,19 +509,20 @@ class Importer:
             sport=sport,
             actor=self.actor,
             seen_at=seen_at,
-            cache=self.caches.people,
+            cache=self._people(),
             inserts=batch,
         )
         outcome = info.get("outcome") or {}
         result, ranks, methods = _result(outcome, team_names)
         innings_list = document["innings"]
+        code = _fixture_code(self._codes(), first_day, team_names)
         deliveries = sum(
             len(over["deliveries"]) for inning in innings_list for over in inning.get("overs", ())
         )
         fixture = cricket_fixture_create(
             match=MatchFixture(
                 competition=self._competition(info),
-                code=_fixture_code(sport, first_day, team_names),
+                code=code,
                 name=f"{team_names[0]} v {team_names[1]}",
                 format_code=info["match_type"],
                 scheduled_start=seen_at,
@@ -825,17 +850,16 @@ def _overs(value: Any) -> Decimal | None:
     return Decimal(str(value)).quantize(Decimal("0.1"))
 
 
-def _fixture_code(sport: Sport, day: date, teams: list[str]) -> str:
+def _fixture_code(taken: set[str], day: date, teams: list[str]) -> str:
     """A readable code, unique within cricket: the day and the teams (a second meeting the
-    same day gets a suffix). The Cricsheet id is not used: it lives in the id map."""
+    same day gets a suffix). The Cricsheet id is not used: it lives in the id map.
+    ``taken``: the sport's codes in use (the run's set, loaded once)."""
     base = f"{day.isoformat()}-{slugify(teams[0])[:24]}-v-{slugify(teams[1])[:24]}"
-    # Exact codes, so the (sport, code) unique index answers; a tenth meeting of the same
-    # teams on one day does not happen.
-    candidates = [base, *(f"{base}-{n}" for n in range(2, 10))]
-    taken = set(
-        Fixture.objects.filter(sport=sport, code__in=candidates).values_list("code", flat=True)
-    )
-    return next(code for code in candidates if code not in taken)
+    code, n = base, 1
+    while code in taken:
+        n += 1
+        code = f"{base}-{n}"
+    return code
 
 
 def _squad(info: dict, team: str, people: dict[str, Participant]) -> list[tuple[Participant, str]]:

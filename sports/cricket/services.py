@@ -68,6 +68,34 @@ class PeopleCache:
 
     by_id: dict[str, Participant] = field(default_factory=dict)
     seen: dict[tuple, tuple[datetime, datetime]] = field(default_factory=dict)
+    # True when ``by_id`` holds every id the source maps (``people_cache_load``): an id
+    # missing from it is a new person, found without asking the database.
+    complete: bool = False
+
+
+def people_cache_load(*, source_code: str = SOURCE) -> PeopleCache:
+    """Everyone the source's outside ids map to, in two queries (merged people answer as
+    their survivor): the start of an import run that will meet most of them."""
+    links = dict(
+        ExternalIdMap.objects.filter(
+            source_code=source_code, entity_type=EntityType.PARTICIPANT
+        ).values_list("external_id", "internal_id")
+    )
+    rows = {
+        p.pk: p
+        for p in Participant.objects.filter(
+            pk__in=ExternalIdMap.objects.filter(
+                source_code=source_code, entity_type=EntityType.PARTICIPANT
+            ).values("internal_id")
+        )
+    }
+    by_id = {}
+    for external_id, internal_id in links.items():
+        participant = rows[internal_id]
+        if participant.merged_into_id is not None:
+            participant = Participant.objects.get(pk=follow_merges(Participant, internal_id))
+        by_id[external_id] = participant
+    return PeopleCache(by_id=by_id, complete=True)
 
 
 @transaction.atomic(savepoint=False)
@@ -88,8 +116,9 @@ def cricket_people_resolve(
     participants (merged ones answer as their survivor); the unknown ids are created in bulk
     with their map rows. Each (participant, name) is recorded as an alias, with first and
     last seen widened to ``seen_at``. Returns name -> participant. With a ``cache`` (an
-    import run), ids and alias ranges already known cost no query at all; with
-    ``inserts``, the alias statement joins the caller's batch.
+    import run), ids and alias ranges already known cost no query at all, and with a
+    complete one (``people_cache_load``) neither do new people; with ``inserts``, the new
+    rows and the alias statement join the caller's batch.
     """
     seen_at = seen_at or timezone.now()
     cache = cache if cache is not None else PeopleCache()
@@ -106,7 +135,7 @@ def cricket_people_resolve(
                 source_code=source_code, entity_type=EntityType.PARTICIPANT, external_id__in=ids
             ).values_list("external_id", "internal_id")
         )
-        if ids
+        if ids and not cache.complete
         else {}
     )
     rows = {p.pk: p for p in Participant.objects.filter(pk__in=known.values())} if known else {}
@@ -129,13 +158,11 @@ def cricket_people_resolve(
         for external_id in missing
     ]
     if new:
-        Participant.objects.bulk_create(new)
-        ParticipantSport.objects.bulk_create(
-            [ParticipantSport(participant=p, sport=sport) for p in new]
-        )
         label = actor_label(actor)
-        ExternalIdMap.objects.bulk_create(
-            [
+        rows = [
+            *new,
+            *(ParticipantSport(participant=p, sport=sport) for p in new),
+            *(
                 ExternalIdMap(
                     source_code=source_code,
                     entity_type=EntityType.PARTICIPANT,
@@ -145,8 +172,12 @@ def cricket_people_resolve(
                     created_by=label,
                 )
                 for external_id, p in zip(missing, new, strict=True)
-            ]
-        )
+            ),
+        ]
+        batch = inserts if inserts is not None else Inserts()
+        batch.extend(rows)
+        if inserts is None:
+            batch.send()
         by_id.update(zip(missing, new, strict=True))
     cache.by_id.update((external_id, by_id[external_id]) for external_id in ids)
     resolved = {name: by_id[external_id] for name, external_id in names.items()}
