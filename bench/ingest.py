@@ -5,7 +5,10 @@ Into an empty benchmark database of its own (dropped and recreated each run):
 1. import the dev corpus (``dev_matches.tar.gz``) through the real importer;
 2. the floor: read and parse the same files, and COPY the same number of delivery rows
    (same columns and types) into a bare table with no index, key or constraint;
-3. import the same corpus again (every file unchanged).
+3. check every innings of every file against the database, counted straight from the JSON
+   (fixtures, innings, deliveries; per innings total with penalty runs, wickets, legal
+   balls);
+4. import the same corpus again (every file unchanged) and check it wrote nothing.
 
 Prints deliveries per second, both times, the ratio import/floor and the re-import ratio,
 and ends with the ``bench-ingest:`` line. ``--limit N`` takes the first N files only.
@@ -129,6 +132,93 @@ def floor(corpus: Path, limit: int | None, deliveries: int) -> float:
     return seconds
 
 
+def _legal(delivery: dict) -> bool:
+    extras = delivery.get("extras") or {}
+    return not extras.get("wides") and not extras.get("noballs")
+
+
+def verify(corpus: Path, limit: int | None) -> list[str]:
+    """Every innings of every file against the database, counted straight from the JSON
+    (not through the importer): fixtures, innings, deliveries, and per innings the total
+    with penalty runs, the wickets and the legal balls. Returns the disagreements."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT m.external_id, i.ordinal,
+                   coalesce(sum(d.runs_total), 0) + coalesce(i.penalty_runs_pre, 0)
+                       + coalesce(i.penalty_runs_post, 0),
+                   count(d.id),
+                   count(d.id) FILTER (WHERE coalesce(d.extra_wides, 0) = 0
+                                         AND coalesce(d.extra_noballs, 0) = 0),
+                   (SELECT count(*) FROM cricket_deliverywicket w
+                      JOIN cricket_delivery dw ON dw.id = w.delivery_id
+                     WHERE dw.innings_id = i.id AND dw.is_current)
+              FROM sports_externalidmap m
+              JOIN cricket_innings i ON i.fixture_id = m.internal_id
+              LEFT JOIN cricket_delivery d ON d.innings_id = i.id AND d.is_current
+             WHERE m.source_code = 'cricsheet' AND m.entity_type = 'fixture'
+             GROUP BY m.external_id, i.id
+            """
+        )
+        stored = {(row[0], row[1]): row[2:] for row in cursor.fetchall()}
+    problems, files, innings_seen = [], 0, 0
+    from ingest.cricsheet.importer import match_id_of
+
+    for name, raw in sources(corpus, limit):
+        files += 1
+        match_id = match_id_of(name)
+        for ordinal, inning in enumerate(json.loads(raw)["innings"], start=1):
+            innings_seen += 1
+            balls = [d for over in inning.get("overs", []) for d in over["deliveries"]]
+            penalty = inning.get("penalty_runs") or {}
+            expected = (
+                sum(d["runs"]["total"] for d in balls) + penalty.get("pre", 0)
+                + penalty.get("post", 0),
+                len(balls),
+                sum(_legal(d) for d in balls),
+                sum(len(d.get("wickets") or ()) for d in balls),
+            )  # fmt: skip
+            got = stored.pop((match_id, ordinal), None)
+            if got is None or tuple(got) != expected:
+                problems.append(f"{match_id} innings {ordinal}: file {expected}, stored {got}")
+    problems.extend(f"{k[0]} innings {k[1]}: stored but not in the files" for k in stored)
+    print(
+        f"verify:   {files} files, {innings_seen} innings: "
+        f"{'all equal' if not problems else f'{len(problems)} disagreement(s)'}"
+    )
+    for line in problems[:20]:
+        print(f"          {line}")
+    return problems
+
+
+def snapshot() -> dict[str, tuple]:
+    """Row count and latest write of every table the import touches."""
+    from django.db import connection
+
+    tables = {
+        "sports_fixture": "updated_at",
+        "sports_fixturecompetitor": "updated_at",
+        "sports_participant": "updated_at",
+        "sports_participantalias": "last_seen",
+        "sports_externalidmap": "updated_at",
+        "sports_submission": "submitted_at",
+        "sports_timelineitem": "created_at",
+        "sports_competition": "updated_at",
+        "cricket_innings": "updated_at",
+        "cricket_delivery": "created_at",
+        "cricket_deliverywicket": None,
+    }
+    state = {}
+    with connection.cursor() as cursor:
+        for table, stamp in tables.items():
+            column = f"max({stamp})" if stamp else "NULL"
+            cursor.execute(f"SELECT count(*), {column} FROM {table}")  # noqa: S608
+            state[table] = cursor.fetchone()
+    return state
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -149,7 +239,15 @@ def main(argv: list[str]) -> None:
     floor_seconds = floor(args.corpus, args.limit, first.deliveries)
     print(f"floor:    parse every file + COPY {first.deliveries} rows: {floor_seconds:.1f} s")
 
+    problems = verify(args.corpus, args.limit)
+    before = snapshot()
     again = run_import(args.corpus, args.limit, "re-import")
+    changed = [t for t, v in snapshot().items() if v != before[t]]
+    print(
+        "re-import wrote nothing (row counts and latest writes unchanged)"
+        if not changed
+        else f"re-import CHANGED: {', '.join(changed)}"
+    )
     print(f"re-import: {again.line()}")
     ratio = first.seconds / floor_seconds if floor_seconds else 0.0
     reimport_ratio = again.seconds / first.seconds if first.seconds else 0.0
@@ -163,6 +261,8 @@ def main(argv: list[str]) -> None:
             reimport_ratio=f"{reimport_ratio:.3f}",
         )
     )
+    if problems or changed or first.rejected:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
