@@ -272,3 +272,39 @@ def test_accepting_the_submission_publishes_them(world):
         assert api.get(f"/api/v1/fixtures/{fixture.pk}/").status_code == 200
     pk = world["cricket"].pk
     assert api.get(reverse("cricket-fixture-scorecard", kwargs={"pk": pk})).status_code == 200
+
+
+# --- who sees unpublished fixtures -------------------------------------------------------
+
+
+def _api_as(person) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(person)
+    return client
+
+
+def test_a_reviewer_sees_unpublished_fixtures_only_where_they_review(admin_user, reviewer, world):
+    from accounts.access import competition_grant_set
+    from accounts.models import Role
+
+    api = _api_as(reviewer)
+    assert api.get(f"/api/v1/fixtures/{world['secret'].pk}/").status_code == 404
+    competition_grant_set(
+        user=reviewer, competition=world["league"], role=Role.REVIEWER, actor=admin_user
+    )
+    assert api.get(f"/api/v1/fixtures/{world['secret'].pk}/").status_code == 200
+    assert api.get(f"/api/v1/fixtures/{world['secret_final'].pk}/").status_code == 404
+
+
+def test_a_submitter_sees_no_unpublished_fixture(admin_user, submitter, world):
+    from accounts.access import competition_grant_set
+    from accounts.models import Role
+
+    competition_grant_set(user=submitter, competition=None, role=Role.SUBMITTER, actor=admin_user)
+    assert _api_as(submitter).get(f"/api/v1/fixtures/{world['secret'].pk}/").status_code == 404
+
+
+def test_editors_see_every_unpublished_fixture(editor, world):
+    api = _api_as(editor)
+    for fixture in (world["secret"], world["secret_final"], world["cricket"]):
+        assert api.get(f"/api/v1/fixtures/{fixture.pk}/").status_code == 200
