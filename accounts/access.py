@@ -271,9 +271,15 @@ def competition_grant_revoke(
 ) -> bool:
     """End ``user``'s grant on ``competition`` (None: the every-competition grant).
     Returns whether there was one. The history row keeps what was revoked."""
+    _require_administrator(actor)
+    return _grant_revoke(user=user, competition=competition, actor=actor, reason=reason)
+
+
+def _grant_revoke(*, user: User, competition: Competition | None, actor, reason: str) -> bool:
+    """The revocation itself, for callers that have checked the actor (the account's own
+    deletion revokes its grants without the owner being an administrator)."""
     from accounts.services import audit_record
 
-    _require_administrator(actor)
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": "Say why the access is being revoked."})
@@ -481,9 +487,7 @@ def account_tombstone(*, user: User, actor: User | None, reason: str) -> User:
         competition = (
             None if subject_id == ALL_SUBJECTS else _competition_model().objects.get(pk=subject_id)
         )
-        competition_grant_revoke(
-            user=user, competition=competition, actor=actor, reason="account deleted"
-        )
+        _grant_revoke(user=user, competition=competition, actor=actor, reason="account deleted")
     AccountGrant.objects.filter(user=user).delete()  # grants on other records (brands …)
     for request in AccessRequest.objects.select_for_update().filter(
         user=user, status=AccessRequestStatus.PENDING

@@ -155,10 +155,14 @@ def test_deleting_twice_changes_nothing(admin_user, viewer):
     assert AccessHistory.objects.filter(event=AccessEvent.TOMBSTONED).count() == 1
 
 
-def test_a_person_may_delete_their_own_account(viewer):
-    account_tombstone(user=viewer, actor=viewer, reason="leaving")
-    viewer.refresh_from_db()
-    assert viewer.tombstoned_at is not None
+def test_a_person_may_delete_their_own_account_grants_and_all(admin_user, submitter, league):
+    competition_grant_set(user=submitter, competition=league, role=Role.SUBMITTER, actor=admin_user)
+    account_tombstone(user=submitter, actor=submitter, reason="leaving")
+    submitter.refresh_from_db()
+    assert submitter.tombstoned_at is not None
+    assert not AccountGrant.objects.filter(user=submitter).exists()
+    revoked = AccessHistory.objects.get(event=AccessEvent.REVOKED)
+    assert (revoked.actor, revoked.competition) == (submitter, league)
 
 
 @pytest.mark.parametrize("persona", ["editor", "reviewer", "submitter"])
