@@ -142,6 +142,24 @@ def competitions_for(user, capability: str):
     return competitions.filter(match)
 
 
+def competition_by_code(code: str) -> Competition:
+    """The canonical competition a person names by ``CODE`` or ``SPORT:CODE`` (codes are
+    unique within a sport); a ValidationError that says which when none or several match."""
+    code = code.strip()
+    nodes = _competition_model().objects.filter(merged_into__isnull=True)
+    sport, colon, own = code.partition(":")
+    nodes = nodes.filter(sport__code=sport, code=own) if colon else nodes.filter(code=code)
+    matches = list(nodes.select_related("sport")[:2])
+    if not matches:
+        raise ValidationError(f"{code}: no competition has that code.")
+    if len(matches) > 1:
+        raise ValidationError(
+            f"{code}: more than one competition has that code (codes are unique within a "
+            f"sport); write it as SPORT:{code}."
+        )
+    return matches[0]
+
+
 def subject_digest(subject: str) -> str:
     """The one-way marker of a login subject: SHA-256 of its trimmed, lowercased text."""
     return hashlib.sha256(subject.strip().lower().encode()).hexdigest()

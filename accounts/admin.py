@@ -15,6 +15,7 @@ from accounts import access, services
 from accounts.acting import may_act_as_others
 from accounts.forms import ReasonForm
 from accounts.models import (
+    ALL_SUBJECTS,
     AccessHistory,
     AccessRequest,
     AccessRequestStatus,
@@ -248,16 +249,53 @@ class AccountSessionAdmin(admin.ModelAdmin):
 
 @admin.register(AccountGrant)
 class AccountGrantAdmin(admin.ModelAdmin):
+    """Grants are given by approving a request (or ``manage.py set_role``); here they are
+    read and revoked with a reason, which the access history keeps."""
+
     list_display = ("user", "role", "subject_type", "subject_id", "granted_by", "granted_at")
     list_filter = ("role", "subject_type")
     list_select_related = ("user", "subject_type", "granted_by")
     readonly_fields = ("user", "role", "subject_type", "subject_id", "granted_by", "granted_at")
+    actions = ("revoke",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        # Deleting here would skip the access history; revoking records it.
+        return False
+
+    def has_administer_permission(self, request: HttpRequest) -> bool:
+        return may_act_as_others(request.real_user)
+
+    @admin.action(description="Revoke competition access with a reason", permissions=["administer"])
+    def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        form = _reason_confirmation(request)
+        if form is None:
+            return _render_reason_page(
+                self, request, queryset, title="Revoke competition access", action="revoke"
+            )
+        revoked = 0
+        for grant in queryset.select_related("subject_type"):
+            model = grant.subject_type.model_class()
+            if model is None or model._meta.label_lower != "sports.competition":
+                self.message_user(request, f"{grant}: not a competition grant.", "error")
+                continue
+            competition = (
+                None if grant.subject_id == ALL_SUBJECTS else model.objects.get(pk=grant.subject_id)
+            )
+            access.competition_grant_revoke(
+                user=grant.user,
+                competition=competition,
+                actor=request.real_user,
+                reason=form.cleaned_data["reason"],
+            )
+            revoked += 1
+        self.message_user(request, f"{revoked} grants revoked.")
+        return None
 
 
 @admin.register(AuditEntry)

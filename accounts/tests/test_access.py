@@ -418,3 +418,53 @@ def test_a_new_account_is_a_viewer_without_grants():
     person = User.objects.create_user(username="fresh", password=DEFAULT_PASSWORD)
     assert person.role == Role.VIEWER
     assert not user_can(person, Capability.SUBMIT)
+
+
+# --- the person's page and the console's revocation --------------------------------------
+
+
+def test_a_person_asks_for_access_on_their_page(client, viewer, tree):
+    client.force_login(viewer)
+    response = client.post(
+        "/account/access/", {"competition": "football:s1", "message": "I keep the score"}
+    )
+    assert response.status_code == 302
+    request = viewer.access_requests.get()
+    assert (request.competition, request.message) == (tree["season"], "I keep the score")
+    page = client.get("/account/access/").content.decode()
+    assert "Season" in page and "Pending" in page
+
+
+def test_an_unknown_code_on_the_page_says_so_and_asks_nothing(client, viewer, tree):
+    client.force_login(viewer)
+    response = client.post("/account/access/", {"competition": "nope"})
+    assert response.status_code == 200
+    assert "nope: no competition has that code" in response.content.decode()
+    assert not viewer.access_requests.exists()
+
+
+def test_the_page_shows_the_answer_and_the_grants(client, admin_user, viewer, tree):
+    request = access_request_create(user=viewer, competition=tree["league"], actor=viewer)
+    access_request_reject(request=request, actor=admin_user, reason="who are you?")
+    competition_grant_set(user=viewer, competition=None, role=Role.SUBMITTER, actor=admin_user)
+    client.force_login(viewer)
+    page = client.get("/account/access/").content.decode()
+    assert "who are you?" in page and "every competition" in page
+
+
+def test_the_access_page_needs_a_signed_in_person(client):
+    assert client.get("/account/access/").status_code == 302
+
+
+def test_the_console_revokes_a_grant_with_a_reason(client, admin_user, submitter, tree):
+    competition_grant_set(
+        user=submitter, competition=tree["league"], role=Role.SUBMITTER, actor=admin_user
+    )
+    grant = AccountGrant.objects.get()
+    client.force_login(admin_user)
+    client.post(
+        "/admin/accounts/accountgrant/",
+        {"action": "revoke", "_selected_action": [grant.pk], "confirm": "yes", "reason": "left"},
+    )
+    assert not AccountGrant.objects.exists()
+    assert AccessHistory.objects.filter(event=AccessEvent.REVOKED, reason="left").exists()

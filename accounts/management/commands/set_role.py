@@ -10,25 +10,20 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from accounts.access import SCOPED_ROLES, account_role_change, competition_grant_set
+from accounts.access import (
+    SCOPED_ROLES,
+    account_role_change,
+    competition_by_code,
+    competition_grant_set,
+)
 from accounts.models import ALL_SUBJECTS, Role, User
 
 
 def _competition(code: str):
-    from sports.models import Competition
-
-    nodes = Competition.objects.canonical()
-    sport, colon, own = code.partition(":")
-    nodes = nodes.filter(sport__code=sport, code=own) if colon else nodes.filter(code=code)
-    matches = list(nodes[:2])
-    if not matches:
-        raise CommandError(f"--grant {code}: no competition has that code.")
-    if len(matches) > 1:
-        raise CommandError(
-            f"--grant {code}: more than one competition has that code (codes are unique "
-            f"within a sport); write it as SPORT:{code}."
-        )
-    return matches[0]
+    try:
+        return competition_by_code(code)
+    except ValidationError as error:
+        raise CommandError(f"--grant {'; '.join(error.messages)}") from error
 
 
 class Command(BaseCommand):
