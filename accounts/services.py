@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from accounts.acting import may_act_as_others
 from accounts.models import (
+    AccessEvent,
     AccountGrant,
     AccountPreference,
     AccountSession,
@@ -112,7 +113,7 @@ def admin_account_ensure(*, username: str, password: str) -> tuple[User, bool]:
     from accounts.access import access_history_record
 
     access_history_record(
-        user=user, actor=None, event="role_changed", role_before=Role.VIEWER,
+        user=user, actor=None, event=AccessEvent.ROLE_CHANGED, role_before=Role.VIEWER,
         role_after=Role.ADMIN, reason="first administrator",
     )  # fmt: skip
     audit_record(
@@ -285,7 +286,7 @@ def account_invite(
     account_groups_sync(user=user)
     if role != Role.VIEWER:
         access_history_record(
-            user=user, actor=actor, event="role_changed", role_before=Role.VIEWER,
+            user=user, actor=actor, event=AccessEvent.ROLE_CHANGED, role_before=Role.VIEWER,
             role_after=role, reason="invited",
         )  # fmt: skip
     audit_record(
@@ -363,7 +364,7 @@ def account_role_set(*, user: User, role: str, actor: User | None, reason: str =
     user.save(update_fields=["role"])
     account_groups_sync(user=user)
     access_history_record(
-        user=user, actor=actor, event="role_changed", role_before=old, role_after=role,
+        user=user, actor=actor, event=AccessEvent.ROLE_CHANGED, role_before=old, role_after=role,
         reason=reason,
     )  # fmt: skip
     audit_record(

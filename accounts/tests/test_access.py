@@ -468,3 +468,30 @@ def test_the_console_revokes_a_grant_with_a_reason(client, admin_user, submitter
     )
     assert not AccountGrant.objects.exists()
     assert AccessHistory.objects.filter(event=AccessEvent.REVOKED, reason="left").exists()
+
+
+def test_inviting_someone_as_a_reviewer_is_a_role_change_on_the_record(admin_user):
+    from accounts.services import account_invite
+
+    person = account_invite(
+        actor=admin_user, username="newrev", email="newrev@example.org", role=Role.REVIEWER
+    )
+    row = AccessHistory.objects.get(user=person)
+    assert (row.event, row.role_after, row.actor) == (
+        AccessEvent.ROLE_CHANGED, Role.REVIEWER, admin_user,
+    )  # fmt: skip
+
+
+def test_inviting_a_viewer_leaves_no_access_history(admin_user):
+    from accounts.services import account_invite
+
+    account_invite(actor=admin_user, username="plain", email="plain@example.org")
+    assert not AccessHistory.objects.exists()
+
+
+def test_the_first_administrator_is_on_the_record():
+    from accounts.services import admin_account_ensure
+
+    person, created = admin_account_ensure(username="boss", password=DEFAULT_PASSWORD)
+    assert created
+    assert AccessHistory.objects.get(user=person).role_after == Role.ADMIN
