@@ -11,10 +11,14 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import services
+from accounts import access, services
 from accounts.acting import may_act_as_others
 from accounts.forms import ReasonForm
 from accounts.models import (
+    ALL_SUBJECTS,
+    AccessHistory,
+    AccessRequest,
+    AccessRequestStatus,
     AccountGrant,
     AccountSession,
     ApiConsumer,
@@ -74,10 +78,22 @@ class UserAdmin(BaseUserAdmin):
     search_fields = ("username", "display_name", "email")
     fieldsets = (
         *BaseUserAdmin.fieldsets,
-        ("omnium", {"fields": ("display_name", "role", "status", "invited_by", "disabled_at")}),
+        (
+            "omnium",
+            {
+                "fields": (
+                    "display_name",
+                    "role",
+                    "status",
+                    "invited_by",
+                    "disabled_at",
+                    "tombstoned_at",
+                )
+            },
+        ),
     )
-    readonly_fields = ("invited_by", "disabled_at", "last_login")
-    actions = ("act_as", "send_reset_link")
+    readonly_fields = ("invited_by", "disabled_at", "tombstoned_at", "last_login")
+    actions = ("act_as", "send_reset_link", "tombstone")
     add_form = InviteAdminForm
     add_fieldsets = ((None, {"fields": ("username", "email", "display_name", "role")}),)
 
@@ -140,6 +156,28 @@ class UserAdmin(BaseUserAdmin):
         # The console may now be out of reach (the account may have no console access):
         # the page that ends acting is on the site.
         return redirect("accounts:acting-as-stop")
+
+    @admin.action(
+        description="Delete account (tombstone: the row stays for provenance)",
+        permissions=["administer"],
+    )
+    def tombstone(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        form = _reason_confirmation(request)
+        if form is None:
+            return _render_reason_page(
+                self, request, queryset, title="Delete accounts", action="tombstone"
+            )
+        count = 0
+        for user in queryset:
+            if user.pk == request.real_user.pk:
+                self.message_user(request, "You cannot delete your own account here.", "error")
+                continue
+            access.account_tombstone(
+                user=user, actor=request.real_user, reason=form.cleaned_data["reason"]
+            )
+            count += 1
+        self.message_user(request, f"{count} accounts deleted.")
+        return None
 
     @admin.action(description="E-mail a password reset link", permissions=["administer"])
     def send_reset_link(self, request: HttpRequest, queryset) -> None:
@@ -211,16 +249,53 @@ class AccountSessionAdmin(admin.ModelAdmin):
 
 @admin.register(AccountGrant)
 class AccountGrantAdmin(admin.ModelAdmin):
+    """Grants are given by approving a request (or ``manage.py set_role``); here they are
+    read and revoked with a reason, which the access history keeps."""
+
     list_display = ("user", "role", "subject_type", "subject_id", "granted_by", "granted_at")
     list_filter = ("role", "subject_type")
     list_select_related = ("user", "subject_type", "granted_by")
     readonly_fields = ("user", "role", "subject_type", "subject_id", "granted_by", "granted_at")
+    actions = ("revoke",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        # Deleting here would skip the access history; revoking records it.
+        return False
+
+    def has_administer_permission(self, request: HttpRequest) -> bool:
+        return may_act_as_others(request.real_user)
+
+    @admin.action(description="Revoke competition access with a reason", permissions=["administer"])
+    def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        form = _reason_confirmation(request)
+        if form is None:
+            return _render_reason_page(
+                self, request, queryset, title="Revoke competition access", action="revoke"
+            )
+        revoked = 0
+        for grant in queryset.select_related("subject_type"):
+            model = grant.subject_type.model_class()
+            if model is None or model._meta.label_lower != "sports.competition":
+                self.message_user(request, f"{grant}: not a competition grant.", "error")
+                continue
+            competition = (
+                None if grant.subject_id == ALL_SUBJECTS else model.objects.get(pk=grant.subject_id)
+            )
+            access.competition_grant_revoke(
+                user=grant.user,
+                competition=competition,
+                actor=request.real_user,
+                reason=form.cleaned_data["reason"],
+            )
+            revoked += 1
+        self.message_user(request, f"{revoked} grants revoked.")
+        return None
 
 
 @admin.register(AuditEntry)
@@ -502,6 +577,102 @@ class ApiUsageAdmin(AdministratorsOnly, admin.ModelAdmin):
     show_full_result_count = False
     readonly_fields = ("consumer", "key", "period", "bucket_start", "count")
     ordering = ("-bucket_start",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+# --- access: requests for submitter access and the access history ------------------------
+
+
+@admin.register(AccessRequest)
+class AccessRequestAdmin(AdministratorsOnly, admin.ModelAdmin):
+    """Requests for submitter access: approve (grants the competition) or reject with a
+    reason. Requests are made by the people themselves, never here."""
+
+    list_display = ("created_at", "user", "competition", "status", "decided_by", "decided_at")
+    list_filter = ("status",)
+    list_select_related = ("user", "competition", "decided_by")
+    search_fields = ("user__username", "competition__name", "competition__code")
+    readonly_fields = (
+        "user",
+        "competition",
+        "message",
+        "status",
+        "created_at",
+        "decided_at",
+        "decided_by",
+        "decision_reason",
+    )
+    actions = ("approve", "reject")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.action(description="Approve (grant submitter access)", permissions=["administer"])
+    def approve(self, request: HttpRequest, queryset) -> None:
+        done = 0
+        for item in queryset.filter(status=AccessRequestStatus.PENDING):
+            try:
+                access.access_request_approve(request=item, actor=request.real_user)
+                done += 1
+            except ValidationError as error:
+                self.message_user(request, f"{item}: {'; '.join(error.messages)}", "error")
+        self.message_user(request, f"{done} requests approved.")
+
+    @admin.action(description="Reject with a reason", permissions=["administer"])
+    def reject(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        form = _reason_confirmation(request)
+        if form is None:
+            return _render_reason_page(
+                self, request, queryset, title="Reject access requests", action="reject"
+            )
+        pending = queryset.filter(status=AccessRequestStatus.PENDING)
+        for item in pending:
+            access.access_request_reject(
+                request=item, actor=request.real_user, reason=form.cleaned_data["reason"]
+            )
+        self.message_user(request, f"{len(pending)} requests rejected.")
+        return None
+
+
+@admin.register(AccessHistory)
+class AccessHistoryAdmin(AdministratorsOnly, admin.ModelAdmin):
+    """Every request, decision, grant, revocation, role change and deletion: read-only."""
+
+    list_display = (
+        "at",
+        "user",
+        "event",
+        "role_before",
+        "role_after",
+        "competition",
+        "every_competition",
+        "actor",
+    )
+    list_filter = ("event", "role_after")
+    list_select_related = ("user", "actor", "competition")
+    search_fields = ("user__username", "actor__username", "reason")
+    date_hierarchy = "at"
+    show_full_result_count = False
+    readonly_fields = (
+        "at",
+        "user",
+        "actor",
+        "event",
+        "role_before",
+        "role_after",
+        "competition",
+        "every_competition",
+        "request",
+        "reason",
+    )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

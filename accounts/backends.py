@@ -26,7 +26,18 @@ class LockoutBackend(AxesStandaloneBackend):
 
 class StatusModelBackend(ModelBackend):
     """Only an active account signs in: an invited one has yet to set its password through
-    its welcome link, a disabled one is kept only as the record of what it did."""
+    its welcome link, a disabled one is kept only as the record of what it did. A login
+    subject of a deleted account is refused before any row is looked up (its one-way
+    marker), so not even an account later made under that name can inherit its sessions.
+
+    Signing in never changes a role or a grant: this backend only reads."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        from accounts.access import subject_revoked
+
+        if username and subject_revoked(str(username)):
+            return None
+        return super().authenticate(request, username=username, password=password, **kwargs)
 
     def user_can_authenticate(self, user) -> bool:
         return super().user_can_authenticate(user) and (

@@ -48,3 +48,16 @@ class InviteForm(forms.Form):
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(max_length=300)
+
+
+class AccessRequestForm(forms.Form):
+    competition = forms.CharField(
+        max_length=130,
+        help_text="The competition's code, or SPORT:CODE when two sports share a code.",
+    )
+    message = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        max_length=2000,
+        help_text="Who you are and what you would submit.",
+    )

@@ -40,6 +40,9 @@ class User(UUIDModel, AbstractUser):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="invitees"
     )
     disabled_at = models.DateTimeField(null=True, blank=True)
+    # Set once when the account is deleted (``accounts.access.account_tombstone``): the row
+    # stays as the who-column of provenance, with no personal data and no way back in.
+    tombstoned_at = models.DateTimeField(null=True, blank=True)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
@@ -50,6 +53,31 @@ class User(UUIDModel, AbstractUser):
                 | (~Q(status=AccountStatus.DISABLED) & Q(disabled_at__isnull=True)),
                 name="accounts_user_disabled_at_iff_disabled",
             ),
+            # A deleted account can never be signed in to or hold a role beyond viewing.
+            models.CheckConstraint(
+                condition=Q(tombstoned_at__isnull=True)
+                | Q(
+                    status=AccountStatus.DISABLED,
+                    is_active=False,
+                    is_staff=False,
+                    is_superuser=False,
+                    role=Role.VIEWER,
+                    display_name="",
+                    email="",
+                ),
+                name="accounts_user_tombstone_is_inert",
+            ),
+        ]
+        triggers = [
+            # The one-way marker: once set, no statement (nor a buggy service) clears it.
+            pgtrigger.Protect(
+                name="user_tombstone_one_way",
+                operation=pgtrigger.Update,
+                condition=pgtrigger.Q(
+                    old__tombstoned_at__isnull=False,
+                    new__tombstoned_at__df=pgtrigger.F("old__tombstoned_at"),
+                ),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -57,7 +85,7 @@ class User(UUIDModel, AbstractUser):
 
     @property
     def can_sign_in(self) -> bool:
-        return self.is_active and self.status == AccountStatus.ACTIVE
+        return self.is_active and self.status == AccountStatus.ACTIVE and not self.tombstoned_at
 
 
 class AuditEntry(models.Model):
@@ -451,3 +479,196 @@ class ApiUsage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key_id} {self.period} {self.bucket_start:%Y-%m-%d %H:%M}: {self.count}"
+
+
+# --- Access: submitter requests, competition-scoped grants, access history ----------------
+# Written only by ``accounts.access``. A grant on a competition is an ``AccountGrant`` whose
+# subject is a ``sports.Competition`` node (it covers the node's subtree) or ``"*"`` (every
+# competition, present and future).
+
+ALL_SUBJECTS = "*"
+
+
+class Capability(models.TextChoices):
+    """What a check asks for; each needs at least one role (``accounts.access``)."""
+
+    SUBMIT = "submit", "Submit match data"
+    REVIEW = "review", "Review submitted data"
+    EDIT = "edit", "Edit data directly"
+    ADMINISTER = "administer", "Administer accounts and access"
+
+
+class AccessRequestStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+class AccessRequest(UUIDModel):
+    """Someone asks to submit data for one competition; an administrator decides.
+
+    A decided request keeps its decision (who, when, why). Asking again after a rejection
+    is a new row, so each request and each answer stays on the record.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="access_requests"
+    )
+    competition = models.ForeignKey(
+        "sports.Competition", on_delete=models.PROTECT, related_name="+"
+    )
+    message = models.TextField(blank=True)
+    status = models.CharField(
+        max_length=16, choices=AccessRequestStatus.choices, default=AccessRequestStatus.PENDING
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="access_requests_decided",
+    )
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        verbose_name = "access request"
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "competition"],
+                condition=Q(status=AccessRequestStatus.PENDING),
+                name="accounts_accessrequest_one_pending",
+            ),
+            models.CheckConstraint(
+                condition=Q(status=AccessRequestStatus.PENDING, decided_at__isnull=True)
+                | (~Q(status=AccessRequestStatus.PENDING) & Q(decided_at__isnull=False)),
+                name="accounts_accessrequest_decided_iff_not_pending",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status=AccessRequestStatus.REJECTED, decision_reason=""),
+                name="accounts_accessrequest_rejection_has_reason",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="accounts_accessreq_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.user} asks to submit for {self.competition} ({self.status})"
+
+
+class AccessEvent(models.TextChoices):
+    REQUESTED = "requested", "Access requested"
+    APPROVED = "approved", "Request approved"
+    REJECTED = "rejected", "Request rejected"
+    WITHDRAWN = "withdrawn", "Request withdrawn"
+    GRANTED = "granted", "Competition grant given"
+    REVOKED = "revoked", "Competition grant revoked"
+    ROLE_CHANGED = "role_changed", "Role changed"
+    TOMBSTONED = "tombstoned", "Account deleted (tombstoned)"
+
+
+GRANT_EVENTS = (AccessEvent.GRANTED, AccessEvent.REVOKED)
+REQUEST_EVENTS = (
+    AccessEvent.REQUESTED,
+    AccessEvent.APPROVED,
+    AccessEvent.REJECTED,
+    AccessEvent.WITHDRAWN,
+)
+
+
+class AccessHistory(models.Model):
+    """One change to what an account may do, with who made it and when.
+
+    Written in the transaction of the change it records; append-only (the trigger refuses
+    UPDATE and DELETE), so the history of who could submit or review what cannot be edited.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="access_history"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="access_changes_made",
+        help_text="Empty when an operator acted from the command line.",
+    )
+    event = models.CharField(max_length=16, choices=AccessEvent.choices)
+    role_before = models.CharField(max_length=16, choices=Role.choices, blank=True)
+    role_after = models.CharField(max_length=16, choices=Role.choices, blank=True)
+    competition = models.ForeignKey(
+        "sports.Competition", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    every_competition = models.BooleanField(default=False)
+    request = models.ForeignKey(
+        AccessRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="history"
+    )
+    reason = models.TextField(blank=True)
+
+    class Meta:
+        verbose_name = "access history entry"
+        verbose_name_plural = "access history"
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["user", "at"], name="accounts_accesshist_user_idx")]
+        constraints = [
+            # A grant or revocation names its scope: one node, or every competition.
+            models.CheckConstraint(
+                condition=~Q(event__in=GRANT_EVENTS)
+                | Q(competition__isnull=False, every_competition=False)
+                | Q(competition__isnull=True, every_competition=True),
+                name="accounts_accesshist_grant_has_scope",
+            ),
+            models.CheckConstraint(
+                condition=~Q(event__in=REQUEST_EVENTS) | Q(request__isnull=False),
+                name="accounts_accesshist_request_event_names_request",
+            ),
+            models.CheckConstraint(
+                condition=~Q(event=AccessEvent.ROLE_CHANGED) | ~Q(role_after=""),
+                name="accounts_accesshist_role_change_has_role",
+            ),
+            models.CheckConstraint(
+                condition=~Q(event=AccessEvent.REJECTED) | ~Q(reason=""),
+                name="accounts_accesshist_rejection_has_reason",
+            ),
+        ]
+        triggers = [
+            pgtrigger.Protect(
+                name="access_history_append_only", operation=pgtrigger.Update | pgtrigger.Delete
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.get_event_display()} ({self.user_id})"
+
+
+class RevokedSubject(models.Model):
+    """A login subject (username or e-mail) of a deleted account, kept only as its SHA-256.
+
+    One-way: the digest cannot be turned back into the address, and the trigger refuses
+    UPDATE and DELETE. Signing in or inviting with a revoked subject is refused, so a deleted
+    account cannot be brought back under its old name.
+    """
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    revoked_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "revoked login subject"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(digest__regex=r"^[0-9a-f]{64}$"), name="accounts_revokedsubject_shape"
+            ),
+        ]
+        triggers = [
+            pgtrigger.Protect(
+                name="revoked_subject_append_only", operation=pgtrigger.Update | pgtrigger.Delete
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"revoked subject {self.digest[:12]}…"

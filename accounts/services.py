@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from accounts.acting import may_act_as_others
 from accounts.models import (
+    AccessEvent,
     AccountGrant,
     AccountPreference,
     AccountSession,
@@ -109,6 +110,12 @@ def admin_account_ensure(*, username: str, password: str) -> tuple[User, bool]:
     )
     user.set_password(password)
     user.save()
+    from accounts.access import access_history_record
+
+    access_history_record(
+        user=user, actor=None, event=AccessEvent.ROLE_CHANGED, role_before=Role.VIEWER,
+        role_after=Role.ADMIN, reason="first administrator",
+    )  # fmt: skip
     audit_record(
         actor=None,
         action="account.create",
@@ -259,8 +266,12 @@ def account_invite(
     role: str = Role.VIEWER,
 ) -> User:
     """Create an invited account (no usable password) and send its welcome link."""
+    from accounts.access import access_history_record, subject_revoked
+
     if User.objects.filter(username=username).exists():
         raise ValidationError({"username": "That username is taken."})
+    if subject_revoked(username) or subject_revoked(email):
+        raise ValidationError("That username or address belonged to a deleted account.")
     user = User(
         username=username,
         email=email,
@@ -273,6 +284,11 @@ def account_invite(
     user.set_unusable_password()
     user.save()
     account_groups_sync(user=user)
+    if role != Role.VIEWER:
+        access_history_record(
+            user=user, actor=actor, event=AccessEvent.ROLE_CHANGED, role_before=Role.VIEWER,
+            role_after=role, reason="invited",
+        )  # fmt: skip
     audit_record(
         actor=actor,
         action="account.invite",
@@ -335,7 +351,11 @@ def account_groups_sync(*, user: User) -> None:
 
 
 @transaction.atomic
-def account_role_set(*, user: User, role: str, actor: User) -> User:
+def account_role_set(*, user: User, role: str, actor: User | None, reason: str = "") -> User:
+    """Change the application role; the access history and the audit log each get a row.
+    Permission checks belong to the caller (``accounts.access.account_role_change``)."""
+    from accounts.access import access_history_record
+
     user = User.objects.select_for_update().get(pk=user.pk)
     if user.role == role:
         return user
@@ -343,6 +363,10 @@ def account_role_set(*, user: User, role: str, actor: User) -> User:
     user.role = role
     user.save(update_fields=["role"])
     account_groups_sync(user=user)
+    access_history_record(
+        user=user, actor=actor, event=AccessEvent.ROLE_CHANGED, role_before=old, role_after=role,
+        reason=reason,
+    )  # fmt: skip
     audit_record(
         actor=actor, action="account.role", entity=user, key=user.pk, detail={"role": [old, role]}
     )

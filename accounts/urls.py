@@ -10,6 +10,7 @@ urlpatterns = [
     path("account/link/<str:token>/", views.token_redeem, name="token-redeem"),
     path("account/reset/", views.reset_request, name="reset-request"),
     path("account/sessions/", views.my_sessions, name="my-sessions"),
+    path("account/access/", views.my_access, name="my-access"),
     path("account/acting-as/", views.acting_as_stop, name="acting-as-stop"),
     path("newsletter/", views.subscribe, name="subscribe"),
     path("newsletter/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.apps import apps
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -8,9 +9,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from accounts import services
-from accounts.forms import SUBSCRIBE_CONSENT, ResetRequestForm, SetPasswordForm, SubscribeForm
-from accounts.models import AccountSession
+from accounts import access, services
+from accounts.forms import (
+    SUBSCRIBE_CONSENT,
+    AccessRequestForm,
+    ResetRequestForm,
+    SetPasswordForm,
+    SubscribeForm,
+)
+from accounts.models import AccessRequest, AccountGrant, AccountSession, Role
 from accounts.sessions import key_digest
 
 _unsubscribe_signer = TimestampSigner(salt="accounts.unsubscribe")
@@ -108,3 +115,54 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
         services.subscriber_unsubscribe(email=email)
         return render(request, "accounts/unsubscribe.html", {"done": True})
     return render(request, "accounts/unsubscribe.html", {})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def my_access(request: HttpRequest) -> HttpResponse:
+    """What I may submit or review, my requests for submitter access and their answers,
+    and a form to ask for a competition. Asking grants nothing until an administrator
+    approves."""
+    person = request.real_user
+    form = AccessRequestForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            competition = access.competition_by_code(form.cleaned_data["competition"])
+            access.access_request_create(
+                user=person,
+                competition=competition,
+                actor=person,
+                message=form.cleaned_data["message"],
+            )
+        except ValidationError as error:
+            form.add_error("competition", error)
+        else:
+            messages.success(request, f"Asked for {competition}. An administrator will answer.")
+            return redirect("accounts:my-access")
+    grants = list(
+        AccountGrant.objects.filter(
+            user=person, subject_type__app_label="sports", subject_type__model="competition"
+        ).order_by("granted_at")
+    )
+    nodes = apps.get_model("sports", "Competition").objects.select_related("sport")
+    by_key = {
+        str(node.pk): node
+        for node in nodes.filter(pk__in=[g.subject_id for g in grants if g.subject_id != "*"])
+    }
+    requests = (
+        AccessRequest.objects.filter(user=person)
+        .select_related("competition")
+        .order_by("-created_at")
+    )
+    return render(
+        request,
+        "accounts/my_access.html",
+        {
+            "form": form,
+            "role": person.get_role_display(),
+            "everywhere": access.effective_role(person) in (Role.EDITOR, Role.ADMIN),
+            # (role, node) pairs; node None is the every-competition grant.
+            "scopes": [(g.get_role_display(), by_key.get(g.subject_id)) for g in grants],
+            "requests": requests,
+        },
+    )

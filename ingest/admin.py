@@ -1,4 +1,5 @@
 from django.contrib import admin  # noqa: F401
 
-# Retailer collectors register their console pages in their own module.
+# Retailer collectors and stored objects register their console pages in their own modules.
+from ingest import storage_admin  # noqa: F401
 from ingest.collectors import admin as collectors_admin  # noqa: F401

@@ -31,3 +31,11 @@ def collect_enabled_sources() -> list[str]:
         collect_source.delay(str(source.pk))
         slugs.append(source.slug)
     return slugs
+
+
+@shared_task(name="ingest.stored_objects_expire")
+def stored_objects_expire() -> int:
+    """The beat entry: delete the bytes of expired stored objects, keep their rows."""
+    from ingest.storage import stored_objects_expire as expire
+
+    return expire()

@@ -155,8 +155,25 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "var" / "media")))
 # Client uploads: outside MEDIA_ROOT and never served directly; a view checks who asks.
 PRIVATE_MEDIA_ROOT = Path(env_str("PRIVATE_MEDIA_ROOT", str(BASE_DIR / "var" / "private")))
+# Uploaded source files (stored objects): a private directory of their own, never under
+# MEDIA_ROOT or the static files, and with no URL. Any storage backend can replace it.
+STORED_OBJECTS_ROOT = Path(
+    env_str("STORED_OBJECTS_ROOT", str(BASE_DIR / "var" / "stored-objects"))
+).resolve()
+for _public_root in (MEDIA_ROOT, STATIC_ROOT):
+    if STORED_OBJECTS_ROOT.is_relative_to(Path(_public_root).resolve()):
+        raise ImproperlyConfigured(
+            f"STORED_OBJECTS_ROOT: {STORED_OBJECTS_ROOT} is inside {_public_root}, which may be "
+            "served publicly; choose a private directory."
+        )
+STORED_OBJECT_RETENTION_DAYS = env_int("STORED_OBJECT_RETENTION_DAYS", 90, minimum=1)
+STORED_OBJECT_MAX_BYTES = env_int("STORED_OBJECT_MAX_BYTES", 64 * 1024 * 1024, minimum=1)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "stored_objects": {
+        "BACKEND": "ingest.storage.PrivateFileSystemStorage",
+        "OPTIONS": {"location": str(STORED_OBJECTS_ROOT), "file_permissions_mode": 0o600},
+    },
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -251,6 +268,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     # API usage counters: minute rows older than two days go; day rows stay.
     "prune-api-usage": {"task": "accounts.api_usage_prune", "schedule": 3600},
+    # Stored objects past their retention: bytes deleted, metadata rows kept.
+    "expire-stored-objects": {"task": "ingest.stored_objects_expire", "schedule": 3600},
 }
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured(

@@ -52,7 +52,7 @@ from sports.services import (
     competition_update,
     fixture_amend,
     fixture_award,
-    fixture_create,
+    fixture_enter_by_hand,
     fixture_merge,
     fixture_pin,
     fixture_unpin,
@@ -552,8 +552,9 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
 
 class FixtureCreateForm(forms.ModelForm):
-    """A fixture entered by hand: ``fixture_create`` fills in the inherited type and format
-    and pins the sport's definition version."""
+    """A fixture entered by hand (``fixture_enter_by_hand``: its own accepted hand-entry
+    submission, so it is public like any imported one); ``fixture_create`` fills in the
+    inherited type and format and pins the sport's definition version."""
 
     class Meta:
         model = Fixture
@@ -801,7 +802,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
                 obj.refresh_from_db()
             return
         data = form.cleaned_data
-        fixture = fixture_create(
+        fixture = fixture_enter_by_hand(
             competition=data["competition"],
             sport=data["sport"],
             code=data["code"],
@@ -811,7 +812,6 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             venue=data["venue"],
             coverage_tier=data["coverage_tier"],
             actor=_actor(request),
-            source_code="hand",
         )
         _become(obj, fixture)
 

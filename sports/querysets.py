@@ -47,15 +47,22 @@ class FixtureQuerySet(models.QuerySet):
 
     def visible_to(self, user) -> FixtureQuerySet:
         """The gate without the canonical filter (a merged id must still answer with its
-        survivor): editors, reviewers and administrators see every fixture; everyone else
-        only those first seen in an accepted submission."""
-        if getattr(user, "is_authenticated", False) and getattr(user, "role", "") in (
-            "editor",
-            "reviewer",
-            "admin",
-        ):
+        survivor): editors and administrators see every fixture; a reviewer also sees the
+        unpublished ones in the competitions they review (``accounts.access``, the one
+        selector of who may do what where); everyone else only fixtures first seen in an
+        accepted submission."""
+        from accounts.access import competitions_for, effective_role
+        from accounts.models import Capability, Role
+
+        role = effective_role(user)
+        if role in (Role.EDITOR, Role.ADMIN):
             return self
-        return self.filter(first_seen_in__accepted=True)
+        published = models.Q(first_seen_in__accepted=True)
+        if role == Role.REVIEWER:
+            return self.filter(
+                published | models.Q(competition__in=competitions_for(user, Capability.REVIEW))
+            )
+        return self.filter(published)
 
     def under(self, node: Competition) -> FixtureQuerySet:
         """Every fixture on ``node`` or any node below it: one range condition on the

@@ -24,6 +24,7 @@ from sports.services.participants import (
 from sports.services.results import (
     EntrantResult,
     fixture_award,
+    fixture_enter_by_hand,
     fixture_import,
     fixture_results_record,
     result_lines_create,
@@ -67,6 +68,7 @@ __all__ = [
     "fixture_award",
     "fixture_command",
     "fixture_create",
+    "fixture_enter_by_hand",
     "fixture_import",
     "fixture_merge",
     "fixture_pin",

@@ -21,6 +21,7 @@ from sports.models import (
     Sport,
     SportDefinitionVersion,
     StatLine,
+    Submission,
     TimelineItem,
     TimelineStatus,
     Venue,
@@ -122,10 +123,13 @@ def fixture_create(
     competitors: list[CompetitorSpec] = (),
     source_code: str | None = None,
     idempotency_key: str | None = None,
+    first_seen_in: Submission | None = None,
 ) -> Fixture:
     """Create a fixture on ``competition``. ``fixture_type`` and ``format_code`` come from
     the nearest ancestor that sets them unless given; ``meta`` and ``format`` must satisfy
-    the sport's current definition, whose version the fixture pins."""
+    the sport's current definition, whose version the fixture pins. ``first_seen_in`` is the
+    submission that brings it: without one the fixture stays out of every public read until
+    a writer records it (``fixture_import``, ``fixture_enter_by_hand``)."""
     sport = sport or competition.sport
     if sport is None:
         raise ValidationError({"sport": f"{competition} has no sport; name the fixture's sport."})
@@ -155,6 +159,7 @@ def fixture_create(
         format=format,
         meta=meta,
         last_seq=1,  # the log opens with the creation item below
+        first_seen_in=first_seen_in,
         **({"coverage_tier": coverage_tier} if coverage_tier else {}),
     )
     fixture.full_clean(exclude=["competition", "sport", "venue", "definition_version"])

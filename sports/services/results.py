@@ -27,6 +27,7 @@ from sports.models import (
     StatLine,
     StatTable,
     Submission,
+    SubmissionKind,
 )
 from sports.plugins.base import fixture_day
 from sports.querysets import follow_merges
@@ -169,6 +170,22 @@ def fixture_import(
             payload={"changes": changed, "submission": str(submission.pk)},
         )
     return ImportedFixture(fixture=fixture, created=False, changed=sorted(changed))
+
+
+@transaction.atomic
+def fixture_enter_by_hand(*, actor: Actor, **fields: Any) -> Fixture:
+    """A fixture a person enters (console or API): it is its own accepted hand-entry
+    submission, recorded as the fixture's ``first_seen_in`` in the same transaction, so the
+    public gate treats it like any imported fixture. ``fields`` are ``fixture_create``'s."""
+    if actor_user(actor) is None:
+        raise ValidationError("A hand entry names the person who made it.")
+    submission = submission_record(
+        kind=SubmissionKind.HAND_ENTRY,
+        source_code="hand",
+        actor=actor,
+        note=f"fixture {fields.get('code', '')} entered by hand",
+    )
+    return fixture_create(actor=actor, source_code="hand", first_seen_in=submission, **fields)
 
 
 @dataclass
