@@ -30,6 +30,8 @@ from accounts.models import (
     AccountSession,
     AccountStatus,
     AccountToken,
+    AnonymousMinute,
+    AnonymousSourceMinute,
     ApiConsumer,
     ApiConsumerStatus,
     ApiKey,
@@ -44,6 +46,7 @@ from accounts.models import (
 )
 from accounts.roles import role_group
 from accounts.sessions import ACTING_AS_SESSION_KEY
+from omnium.clients import daily_pseudonym
 
 
 def _entity_label(entity: str | models.Model | type[models.Model]) -> str:
@@ -804,3 +807,94 @@ def api_usage_prune(*, now: datetime) -> int:
         period=ApiUsagePeriod.MINUTE, bucket_start__lt=now - API_USAGE_MINUTE_RETENTION
     ).delete()
     return deleted
+
+
+# --- Anonymous API limits ------------------------------------------------------------------
+
+
+def api_anonymous_admit(*, address: str, at: datetime) -> Admission:
+    """Count one anonymous request from ``address`` at ``at`` and say whether to serve it.
+
+    Two limits per UTC minute, both from settings: ``API_ANON_PER_MINUTE`` for one source
+    and ``API_ANON_GLOBAL_PER_MINUTE`` for all anonymous traffic together. The address is
+    turned into the day's pseudonym here and goes no further (``daily_pseudonym``).
+
+    One transaction, locks in one order: the minute's global row first (an upsert that
+    takes its lock and reads the admitted count), then the source's row (an upsert adding
+    this attempt), and the global count goes up only when the request is admitted. Every
+    admission of the minute queues on the global row, so however many processes or
+    replicas serve the API the global cap is exact, and two requests never hold the two
+    locks in opposite orders. A source over its own limit does not spend the global
+    budget, so one busy client cannot lock everyone else out.
+    """
+    source = daily_pseudonym(address, at=at, scope="anonymous-api")
+    start, end = usage_bucket(at, ApiUsagePeriod.MINUTE)
+    source_limit = settings.API_ANON_PER_MINUTE
+    global_limit = settings.API_ANON_GLOBAL_PER_MINUTE
+    minutes, sources = AnonymousMinute._meta.db_table, AnonymousSourceMinute._meta.db_table
+    params = {
+        "start": start,
+        "source": source,
+        "source_limit": source_limit,
+        "global_limit": global_limit,
+    }
+    with transaction.atomic(), connection.cursor() as cursor:
+        # 1. The global row, created at zero on the minute's first request; the no-op
+        #    update makes PostgreSQL lock it, so the count read here stays true until commit.
+        cursor.execute(
+            f"""
+            INSERT INTO {minutes} (bucket_start, count) VALUES (%(start)s, 0)
+            ON CONFLICT (bucket_start) DO UPDATE SET count = {minutes}.count
+            RETURNING count
+            """,  # noqa: S608 -- table names are the models' own; values are parameters.
+            params,
+        )
+        # 2. The source's row (+1 for this attempt), then the global +1 if both limits
+        #    allow. The UPDATE reads the upsert's result, so the source row is written
+        #    before the global row is changed; the global row's lock is already ours.
+        cursor.execute(
+            f"""
+            WITH src AS (
+                INSERT INTO {sources} (bucket_start, source, count)
+                VALUES (%(start)s, %(source)s, 1)
+                ON CONFLICT (bucket_start, source) DO UPDATE SET count = {sources}.count + 1
+                RETURNING count
+            ), admitted AS (
+                UPDATE {minutes} SET count = {minutes}.count + 1 FROM src
+                 WHERE {minutes}.bucket_start = %(start)s
+                   AND src.count <= %(source_limit)s
+                   AND {minutes}.count < %(global_limit)s
+                RETURNING {minutes}.count
+            )
+            SELECT src.count, EXISTS (SELECT 1 FROM admitted) FROM src
+            """,  # noqa: S608 -- table names are the models' own; values are parameters.
+            params,
+        )
+        source_count, allowed = cursor.fetchone()
+    return Admission(
+        allowed=bool(allowed),
+        limit=source_limit,
+        remaining=max(0, source_limit - source_count) if allowed else 0,
+        reset_seconds=max(1, math.ceil((end - at).total_seconds())),
+    )
+
+
+# Source rows hold pseudonyms: kept only while they can still matter for a limit, plus a
+# margin for a late clock. Global rows hold no pseudonym and show the day's anonymous load.
+API_ANON_SOURCE_RETENTION = timedelta(hours=1)
+API_ANON_GLOBAL_RETENTION = timedelta(days=2)
+
+
+def api_anonymous_usage_prune(*, now: datetime) -> int:
+    """Delete anonymous counters past their retention; returns how many rows went.
+
+    Like ``api_usage_prune``: no audit row, safe to repeat and beside live traffic (the
+    current minute's rows are never old enough to go).
+    """
+    sources, _ = AnonymousSourceMinute.objects.filter(
+        bucket_start__lt=now - API_ANON_SOURCE_RETENTION
+    ).delete()
+    minutes, _ = AnonymousMinute.objects.filter(
+        bucket_start__lt=now - API_ANON_GLOBAL_RETENTION
+    ).delete()
+    return sources + minutes
