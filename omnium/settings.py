@@ -208,7 +208,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "omnium.pagination.PagePagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "omnium.schema.OmniumAutoSchema",
     "EXCEPTION_HANDLER": "omnium.exceptions.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "omnium.throttling.AnonymousAdmissionThrottle",
