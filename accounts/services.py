@@ -726,10 +726,9 @@ def usage_bucket(at: datetime, period: str) -> tuple[datetime, datetime]:
 def _usage_bump(*, key: ApiKey, period: str, bucket_start: datetime) -> int:
     """Add one to the key's counter and return the consumer's total over all its keys.
 
-    One statement: the upsert takes the key row's lock, so concurrent requests on one key
-    each see a distinct count and never over-admit. Other keys' rows are read from the
-    statement's snapshot, so requests racing on *different* keys of one consumer (during a
-    rotation) can over-admit by at most the number of those in flight at once.
+    Runs inside ``api_usage_admit``'s transaction, after the consumer's row lock: the
+    statement's snapshot is taken once that lock is ours, so it sees every other key's
+    committed count and the total is exact even while two keys are in use (a rotation).
     """
     table = ApiUsage._meta.db_table
     with connection.cursor() as cursor:
@@ -765,8 +764,13 @@ def api_usage_admit(*, key: ApiKey, at: datetime) -> Admission:
     Buckets are UTC minutes and UTC days, so every limit resets at a UTC boundary.
     A request refused by the minute limit does not touch the daily quota; attempts over a
     limit are still counted in that limit's row (the console then shows how hard a consumer
-    pushed). Not wrapped in a transaction on purpose: under autocommit each upsert commits
-    at once, so the counter row's lock is held for one statement, not a whole request.
+    pushed).
+
+    One short transaction that first locks the consumer's row (``FOR NO KEY UPDATE``: it
+    queues the consumer's concurrent admissions behind each other but not the counter
+    rows' foreign-key checks), so admissions of one consumer are serialised across every
+    process and key and never admit more than a limit (margin zero). The lock is held for
+    the two counter statements only, never for the request.
     """
     consumer = key.consumer
     checks = (
@@ -774,18 +778,24 @@ def api_usage_admit(*, key: ApiKey, at: datetime) -> Admission:
         (ApiUsagePeriod.DAY, consumer.daily_quota),
     )
     answers = []
-    for period, limit in checks:
-        start, end = usage_bucket(at, period)
-        total = _usage_bump(key=key, period=period, bucket_start=start)
-        answer = Admission(
-            allowed=total <= limit,
-            limit=limit,
-            remaining=max(0, limit - total),
-            reset_seconds=max(1, math.ceil((end - at).total_seconds())),
-        )
-        if not answer.allowed:
-            return answer
-        answers.append(answer)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT 1 FROM {ApiConsumer._meta.db_table} WHERE id = %s FOR NO KEY UPDATE",  # noqa: S608
+                [consumer.pk],
+            )
+        for period, limit in checks:
+            start, end = usage_bucket(at, period)
+            total = _usage_bump(key=key, period=period, bucket_start=start)
+            answer = Admission(
+                allowed=total <= limit,
+                limit=limit,
+                remaining=max(0, limit - total),
+                reset_seconds=max(1, math.ceil((end - at).total_seconds())),
+            )
+            if not answer.allowed:
+                return answer
+            answers.append(answer)
     # Report the limit that will run out first; on a tie the one that resets sooner.
     return min(answers, key=lambda a: (a.remaining, a.reset_seconds))
 
