@@ -829,58 +829,55 @@ def api_anonymous_admit(*, address: str, at: datetime) -> Admission:
     and ``API_ANON_GLOBAL_PER_MINUTE`` for all anonymous traffic together. The address is
     turned into the day's pseudonym here and goes no further (``daily_pseudonym``).
 
-    One transaction, locks in one order: the minute's global row first (an upsert that
-    takes its lock and reads the admitted count), then the source's row (an upsert adding
-    this attempt), and the global count goes up only when the request is admitted. Every
-    admission of the minute queues on the global row, so however many processes or
-    replicas serve the API the global cap is exact, and two requests never hold the two
-    locks in opposite orders. A source over its own limit does not spend the global
-    budget, so one busy client cannot lock everyone else out.
+    One statement, so one transaction, taking its locks in one order: the minute's global
+    row first (``FOR UPDATE``; PostgreSQL hands back its latest count once the lock is
+    ours), then the source's row (an upsert adding this attempt, which reads the global
+    row's result and so cannot run before it), and the global count goes up only when both
+    limits allow. Every admission of the minute queues on the global row, so however many
+    processes or replicas serve the API the caps are exact, and no two requests hold the
+    two locks in opposite orders. A source over its own limit does not spend the global
+    budget, so one busy client cannot lock everyone else out. The global row is created
+    on the minute's first request (then the statement runs again).
     """
     source = daily_pseudonym(address, at=at, scope="anonymous-api")
     start, end = usage_bucket(at, ApiUsagePeriod.MINUTE)
     source_limit = settings.API_ANON_PER_MINUTE
-    global_limit = settings.API_ANON_GLOBAL_PER_MINUTE
     minutes, sources = AnonymousMinute._meta.db_table, AnonymousSourceMinute._meta.db_table
     params = {
         "start": start,
         "source": source,
         "source_limit": source_limit,
-        "global_limit": global_limit,
+        "global_limit": settings.API_ANON_GLOBAL_PER_MINUTE,
     }
-    with transaction.atomic(), connection.cursor() as cursor:
-        # 1. The global row, created at zero on the minute's first request; the no-op
-        #    update makes PostgreSQL lock it, so the count read here stays true until commit.
-        cursor.execute(
-            f"""
-            INSERT INTO {minutes} (bucket_start, count) VALUES (%(start)s, 0)
-            ON CONFLICT (bucket_start) DO UPDATE SET count = {minutes}.count
+    admit = f"""
+        WITH minute AS (
+            SELECT id, count FROM {minutes} WHERE bucket_start = %(start)s FOR UPDATE
+        ), src AS (
+            INSERT INTO {sources} (bucket_start, source, count)
+            SELECT %(start)s, %(source)s, 1 FROM minute
+            ON CONFLICT (bucket_start, source) DO UPDATE SET count = {sources}.count + 1
             RETURNING count
-            """,  # noqa: S608 -- table names are the models' own; values are parameters.
-            params,
+        ), admitted AS (
+            UPDATE {minutes} SET count = {minutes}.count + 1 FROM minute, src
+             WHERE {minutes}.id = minute.id
+               AND src.count <= %(source_limit)s
+               AND minute.count < %(global_limit)s
+            RETURNING {minutes}.count
         )
-        # 2. The source's row (+1 for this attempt), then the global +1 if both limits
-        #    allow. The UPDATE reads the upsert's result, so the source row is written
-        #    before the global row is changed; the global row's lock is already ours.
-        cursor.execute(
-            f"""
-            WITH src AS (
-                INSERT INTO {sources} (bucket_start, source, count)
-                VALUES (%(start)s, %(source)s, 1)
-                ON CONFLICT (bucket_start, source) DO UPDATE SET count = {sources}.count + 1
-                RETURNING count
-            ), admitted AS (
-                UPDATE {minutes} SET count = {minutes}.count + 1 FROM src
-                 WHERE {minutes}.bucket_start = %(start)s
-                   AND src.count <= %(source_limit)s
-                   AND {minutes}.count < %(global_limit)s
-                RETURNING {minutes}.count
+        SELECT src.count, EXISTS (SELECT 1 FROM admitted) FROM src
+    """  # noqa: S608 -- table names are the models' own; values are parameters.
+    with connection.cursor() as cursor:
+        cursor.execute(admit, params)
+        row = cursor.fetchone()
+        if row is None:  # the minute's first request: no global row to lock yet
+            cursor.execute(
+                f"INSERT INTO {minutes} (bucket_start, count) VALUES (%(start)s, 0) "  # noqa: S608
+                "ON CONFLICT (bucket_start) DO NOTHING",
+                params,
             )
-            SELECT src.count, EXISTS (SELECT 1 FROM admitted) FROM src
-            """,  # noqa: S608 -- table names are the models' own; values are parameters.
-            params,
-        )
-        source_count, allowed = cursor.fetchone()
+            cursor.execute(admit, params)
+            row = cursor.fetchone()
+    source_count, allowed = row
     return Admission(
         allowed=bool(allowed),
         limit=source_limit,
