@@ -830,14 +830,16 @@ def api_anonymous_admit(*, address: str, at: datetime) -> Admission:
     turned into the day's pseudonym here and goes no further (``daily_pseudonym``).
 
     One statement, so one transaction, taking its locks in one order: the minute's global
-    row first (``FOR UPDATE``; PostgreSQL hands back its latest count once the lock is
-    ours), then the source's row (an upsert adding this attempt, which reads the global
-    row's result and so cannot run before it), and the global count goes up only when both
-    limits allow. Every admission of the minute queues on the global row, so however many
-    processes or replicas serve the API the caps are exact, and no two requests hold the
-    two locks in opposite orders. A source over its own limit does not spend the global
-    budget, so one busy client cannot lock everyone else out. The global row is created
-    on the minute's first request (then the statement runs again).
+    row first, then the source's row. The global row is locked ``FOR UPDATE`` (PostgreSQL
+    hands back its latest count once the lock is ours), or, on the minute's first request,
+    inserted already counting this request (a new minute has spent nothing, and no source
+    row exists for it yet). The source upsert reads the global row's result, so it cannot
+    run before the lock is held; the global count goes up only when both limits allow.
+    Every admission of the minute queues on the global row, so however many processes or
+    replicas serve the API the caps are exact, and no two requests hold the two locks in
+    opposite orders. A source over its own limit does not spend the global budget, so one
+    busy client cannot lock everyone else out. Requests racing to open a minute find the
+    row committed after their snapshot: they run the statement again, once.
     """
     source = daily_pseudonym(address, at=at, scope="anonymous-api")
     start, end = usage_bucket(at, ApiUsagePeriod.MINUTE)
@@ -850,8 +852,16 @@ def api_anonymous_admit(*, address: str, at: datetime) -> Admission:
         "global_limit": settings.API_ANON_GLOBAL_PER_MINUTE,
     }
     admit = f"""
-        WITH minute AS (
+        WITH opened AS (
+            INSERT INTO {minutes} (bucket_start, count) VALUES (%(start)s, 1)
+            ON CONFLICT (bucket_start) DO NOTHING
+            RETURNING id, count
+        ), locked AS (
             SELECT id, count FROM {minutes} WHERE bucket_start = %(start)s FOR UPDATE
+        ), minute AS (
+            SELECT id, count, true AS opened FROM opened
+            UNION ALL
+            SELECT id, count, false FROM locked
         ), src AS (
             INSERT INTO {sources} (bucket_start, source, count)
             SELECT %(start)s, %(source)s, 1 FROM minute
@@ -860,21 +870,19 @@ def api_anonymous_admit(*, address: str, at: datetime) -> Admission:
         ), admitted AS (
             UPDATE {minutes} SET count = {minutes}.count + 1 FROM minute, src
              WHERE {minutes}.id = minute.id
+               AND NOT minute.opened
                AND src.count <= %(source_limit)s
                AND minute.count < %(global_limit)s
             RETURNING {minutes}.count
         )
-        SELECT src.count, EXISTS (SELECT 1 FROM admitted) FROM src
+        SELECT src.count,
+               EXISTS (SELECT 1 FROM minute WHERE opened) OR EXISTS (SELECT 1 FROM admitted)
+          FROM src
     """  # noqa: S608 -- table names are the models' own; values are parameters.
     with connection.cursor() as cursor:
         cursor.execute(admit, params)
         row = cursor.fetchone()
-        if row is None:  # the minute's first request: no global row to lock yet
-            cursor.execute(
-                f"INSERT INTO {minutes} (bucket_start, count) VALUES (%(start)s, 0) "  # noqa: S608
-                "ON CONFLICT (bucket_start) DO NOTHING",
-                params,
-            )
+        if row is None:  # another request opened the minute after this statement began
             cursor.execute(admit, params)
             row = cursor.fetchone()
     source_count, allowed = row

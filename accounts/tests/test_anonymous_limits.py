@@ -178,3 +178,14 @@ def test_the_scheduled_task_prunes_anonymous_rows_too(clock):
     api_anonymous_admit(address="192.0.2.10", at=clock.at - timedelta(days=3))
     assert api_usage_prune_task.apply().get() == 2
     assert not AnonymousSourceMinute.objects.exists()
+
+
+def test_an_anonymous_admission_costs_one_statement_opening_a_minute_or_not(
+    django_assert_num_queries,
+):
+    at = datetime(2026, 3, 14, 12, 0, 1, tzinfo=UTC)
+    with django_assert_num_queries(1):
+        assert api_anonymous_admit(address="192.0.2.10", at=at).allowed
+    with django_assert_num_queries(1):
+        assert api_anonymous_admit(address="192.0.2.11", at=at).allowed
+    assert AnonymousMinute.objects.get().count == 2
