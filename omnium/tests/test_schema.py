@@ -65,3 +65,13 @@ def test_the_documented_429_is_what_a_refused_client_gets(settings, document):
     documented = document["paths"]["/api/v1/sports/"]["get"]["responses"]["429"]["headers"]
     assert set(documented) <= set(refused.headers)
     assert set(refused.json()) == {"detail"}
+
+
+def test_the_conditional_endpoints_document_304(document):
+    for path in (
+        "/api/v1/fixtures/{id}/",
+        "/api/v1/cricket/fixtures/{id}/scorecard/",
+        "/api/v1/products/{id}/",
+    ):
+        assert "304" in document["paths"][path]["get"]["responses"], path
+    assert "304" not in document["paths"]["/api/v1/fixtures/"]["get"]["responses"]
