@@ -9,7 +9,7 @@ example, so a client or a fuzzer can rely on the document for every status it re
 - 401 (a presented API key that is unknown, revoked or expired);
 - 403 where the view needs more than anonymous read access (or the method writes: CSRF);
 - 404 where the path names a record or the list pages with a cursor or page number;
-- 400 where the operation takes query parameters or a body;
+- 400 where the operation takes a body, query parameters or an id in its path;
 - 304 where the view answers conditional requests (``omnium.conditional``).
 """
 
@@ -45,8 +45,8 @@ def rate_limit_headers(*, required: bool) -> dict:
 
 ERRORS = {
     "400": (
-        "Invalid input: a body naming each field's problems, or a query parameter that "
-        "does not parse.",
+        "Invalid input: a body naming each field's problems, or a query parameter or an id "
+        "in the path that does not parse.",
         {"field": ["This field is required."]},
     ),
     "401": (
@@ -102,7 +102,7 @@ class OmniumAutoSchema(AutoSchema):
         parameters = operation.get("parameters", [])
         has_query = any(p.get("in") == "query" for p in parameters)
         codes = ["401"]
-        if "requestBody" in operation or has_query:
+        if "requestBody" in operation or has_query or "{" in path:
             codes.append("400")
         permissions = getattr(self.view, "permission_classes", ())
         if self.method not in SAFE_METHODS or any(p is not AllowAny for p in permissions):

@@ -18,6 +18,8 @@ api_v1 = [
     path("", include("sports.cricket.api_urls")),
 ]
 
+handler404 = "omnium.views.not_found"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),

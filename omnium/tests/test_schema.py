@@ -75,3 +75,15 @@ def test_the_conditional_endpoints_document_304(document):
     ):
         assert "304" in document["paths"][path]["get"]["responses"], path
     assert "304" not in document["paths"]["/api/v1/fixtures/"]["get"]["responses"]
+
+
+def test_an_api_url_nothing_matches_answers_the_json_error_body(client):
+    response = client.get("/api/v1/no-such-resource/")
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found."}
+
+
+def test_a_site_url_nothing_matches_still_gets_the_page(client):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
