@@ -64,7 +64,7 @@ class ProductViewSet(viewsets.ReadOnlyModelViewSet):
         return Product.objects.visible().select_related("brand", "line").order_by("name", "id")
 
     @extend_schema(responses=ProductDetailSerializer)
-    @conditional(product_freshness)
+    @conditional(product_freshness, cache_seconds=300)
     def retrieve(self, request, pk=None):
         product = product_resolve(pk)
         comparison = product_comparison(product)

@@ -219,7 +219,7 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         summary="One fixture with its sides, entrants and their players",
         responses={200: FixtureDetailSerializer, 301: MOVED},
     )
-    @conditional(fixture_freshness)
+    @conditional(fixture_freshness, cache_seconds=300)
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         fixture = self.get_object()
         if fixture.merged_into_id is not None:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from catalogue.tests.factories import ListingFactory, PriceObservationFactory, ProductFactory
@@ -128,3 +129,37 @@ def test_the_etag_differs_between_representations(api, fixture):
     as_json = api.get(_url("fixture", fixture), {"format": "json"})
     plain = api.get(_url("fixture", fixture))
     assert as_json["ETag"] != plain["ETag"]
+
+
+@pytest.fixture
+def empty_cache():
+    cache.clear()
+
+
+@pytest.mark.parametrize("kind", ["fixture", "scorecard", "product"])
+def test_an_unchanged_record_is_served_from_the_stored_body(
+    request, api, kind, empty_cache, django_assert_max_num_queries
+):
+    obj = request.getfixturevalue({"scorecard": "cricket_fixture"}.get(kind, kind))
+    first = api.get(_url(kind, obj))
+    # No validator sent: the admission and the freshness query, then the stored bytes.
+    with django_assert_max_num_queries(2):
+        again = api.get(_url(kind, obj))
+    assert again.status_code == 200
+    assert again.content == first.content
+    assert again["ETag"] == first["ETag"]
+
+
+def test_a_change_is_never_answered_with_the_stored_body(api, fixture, empty_cache):
+    first = api.get(_url("fixture", fixture)).json()
+    participant = fixture.competitors.get().participant
+    participant.name = "Renamed FC"
+    participant.save()
+    again = api.get(_url("fixture", fixture)).json()
+    assert again != first
+    assert "Renamed FC" in json.dumps(again)
+
+
+def test_the_browsable_api_is_not_stored(api, fixture, empty_cache):
+    api.get(_url("fixture", fixture), HTTP_ACCEPT="text/html")
+    assert not [k for k in cache._cache.get_client().keys("*") if b"conditional-body" in k]

@@ -74,7 +74,7 @@ class FixtureScorecardApi(APIView):
         summary="A cricket fixture's scorecard, derived from its live deliveries",
         responses=ScorecardSerializer,
     )
-    @conditional(scorecard_freshness)
+    @conditional(scorecard_freshness, cache_seconds=300)
     def get(self, request: Request, pk) -> Response:
         fixture = _public_fixture(pk)
         cards = fixture_scorecard(fixture)
