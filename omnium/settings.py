@@ -220,6 +220,9 @@ REST_FRAMEWORK = {
 # (accounts.AnonymousMinute / AnonymousSourceMinute), so every process shares them.
 API_ANON_PER_MINUTE = env_int("API_ANON_PER_MINUTE", 120, minimum=1)
 API_ANON_GLOBAL_PER_MINUTE = env_int("API_ANON_GLOBAL_PER_MINUTE", 6000, minimum=1)
+# make bench-api only: serve /bench/bare, a plain Django view, as the baseline it measures
+# the API against. Off everywhere else.
+BENCH_BARE_VIEW = env_bool("BENCH_BARE_VIEW", False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "omnium API",
     "DESCRIPTION": "Curated sports results and retail prices.",

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -30,3 +31,5 @@ urlpatterns = [
     *[path("", include(f"{app}.urls", namespace=app)) for app in APPS],
     path("", include("sports.cricket.urls", namespace="cricket")),
 ]
+if settings.BENCH_BARE_VIEW:
+    urlpatterns.append(path("bench/bare", views.bench_bare, name="bench-bare"))

@@ -18,6 +18,13 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return page_not_found(request, exception)
 
 
+@require_safe
+def bench_bare(request: HttpRequest) -> JsonResponse:
+    """The baseline of ``make bench-api``: Django's whole middleware stack and a JSON body,
+    no database, no DRF (routed only when ``BENCH_BARE_VIEW`` is on)."""
+    return JsonResponse({"ok": True})
+
+
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html")
 

@@ -87,3 +87,7 @@ def test_a_site_url_nothing_matches_still_gets_the_page(client):
     response = client.get("/no-such-page/")
     assert response.status_code == 404
     assert response["Content-Type"].startswith("text/html")
+
+
+def test_the_bench_baseline_view_is_not_routed_by_default(client):
+    assert client.get("/bench/bare").status_code == 404
