@@ -3,9 +3,9 @@
 A write path that creates many small rows of different tables (an imported match: its
 submission, fixture, log, sides, result lines, innings, wickets...) spends most of its time
 waiting for one round trip per table, and much of the rest in Django's insert compiler,
-which is general where this needs little. ``Inserts`` collects the rows, reads each field as ``save()``
-would store it (``auto_now`` stamps, related rows, JSON through the field itself), writes one
-``INSERT ... VALUES`` per table and sends them all as one multi-statement query. The
+which is general where this needs little. ``Inserts`` collects the rows, reads each field as
+``save()`` would store it (``auto_now`` stamps, related rows, JSON through the field itself),
+writes one ``INSERT ... VALUES`` per table and sends them all as one multi-statement query. The
 connection binds parameters on the client (Django's default for psycopg 3), which is what
 lets several statements travel together.
 
