@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest
+.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -79,3 +79,6 @@ bench-suggest: services ## Benchmark: suggest over the dev catalogue vs reading 
 
 bench-ingest: services ## Benchmark: import the Cricsheet dev corpus into an empty database vs parse + raw COPY, then re-import
 	$(PY) bench/ingest.py $(BENCH_ARGS)
+
+bench-api: services ## Benchmark: API endpoints under gunicorn vs a bare Django view (p50/p95, ratio)
+	$(PY) bench/api.py $(BENCH_ARGS)

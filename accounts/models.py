@@ -672,3 +672,55 @@ class RevokedSubject(models.Model):
 
     def __str__(self) -> str:
         return f"revoked subject {self.digest[:12]}…"
+
+
+class AnonymousMinute(models.Model):
+    """Anonymous API requests admitted in one UTC minute, over every source: the global row.
+
+    Every anonymous admission locks this row first and its source's row second, so two
+    concurrent requests always take their locks in one order and cannot deadlock; the
+    global cap is checked under the lock, so several web processes or replicas sharing the
+    database never admit more than it. Written only by ``api_anonymous_admit``.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    bucket_start = models.DateTimeField(unique=True)
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "anonymous API minute"
+
+    def __str__(self) -> str:
+        return f"{self.bucket_start:%Y-%m-%d %H:%M}: {self.count}"
+
+
+class AnonymousSourceMinute(models.Model):
+    """Anonymous API requests one source made in one UTC minute (admitted or refused).
+
+    ``source`` is a pseudonym: the HMAC of the client's network (an IPv4 address or an IPv6
+    /64) under a key derived from the server secret and the UTC date, so it changes every
+    day and a row cannot be joined to another day's or turned back into an address without
+    the secret. Rows are pruned within hours (``api_anonymous_usage_prune``).
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    bucket_start = models.DateTimeField()
+    source = models.CharField(max_length=64)
+    count = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name = "anonymous API source minute"
+        constraints = [
+            # The upsert's conflict target.
+            models.UniqueConstraint(
+                fields=["bucket_start", "source"], name="accounts_anonsource_one_per_bucket"
+            ),
+            models.CheckConstraint(condition=Q(count__gt=0), name="accounts_anonsource_count_pos"),
+            # A pseudonym is a SHA-256 hex digest; anything else (an address) is refused.
+            models.CheckConstraint(
+                condition=Q(source__regex=r"^[0-9a-f]{64}$"), name="accounts_anonsource_is_digest"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source[:12]}… {self.bucket_start:%Y-%m-%d %H:%M}: {self.count}"

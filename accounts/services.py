@@ -31,6 +31,8 @@ from accounts.models import (
     AccountSession,
     AccountStatus,
     AccountToken,
+    AnonymousMinute,
+    AnonymousSourceMinute,
     ApiConsumer,
     ApiConsumerStatus,
     ApiKey,
@@ -45,6 +47,7 @@ from accounts.models import (
 )
 from accounts.roles import role_group
 from accounts.sessions import ACTING_AS_SESSION_KEY
+from omnium.clients import daily_pseudonym
 
 
 def _entity_label(entity: str | models.Model | type[models.Model]) -> str:
@@ -747,10 +750,9 @@ def usage_bucket(at: datetime, period: str) -> tuple[datetime, datetime]:
 def _usage_bump(*, key: ApiKey, period: str, bucket_start: datetime) -> int:
     """Add one to the key's counter and return the consumer's total over all its keys.
 
-    One statement: the upsert takes the key row's lock, so concurrent requests on one key
-    each see a distinct count and never over-admit. Other keys' rows are read from the
-    statement's snapshot, so requests racing on *different* keys of one consumer (during a
-    rotation) can over-admit by at most the number of those in flight at once.
+    Runs inside ``api_usage_admit``'s transaction, after the consumer's row lock: the
+    statement's snapshot is taken once that lock is ours, so it sees every other key's
+    committed count and the total is exact even while two keys are in use (a rotation).
     """
     table = ApiUsage._meta.db_table
     with connection.cursor() as cursor:
@@ -786,8 +788,13 @@ def api_usage_admit(*, key: ApiKey, at: datetime) -> Admission:
     Buckets are UTC minutes and UTC days, so every limit resets at a UTC boundary.
     A request refused by the minute limit does not touch the daily quota; attempts over a
     limit are still counted in that limit's row (the console then shows how hard a consumer
-    pushed). Not wrapped in a transaction on purpose: under autocommit each upsert commits
-    at once, so the counter row's lock is held for one statement, not a whole request.
+    pushed).
+
+    One short transaction that first locks the consumer's row (``FOR NO KEY UPDATE``: it
+    queues the consumer's concurrent admissions behind each other but not the counter
+    rows' foreign-key checks), so admissions of one consumer are serialised across every
+    process and key and never admit more than a limit (margin zero). The lock is held for
+    the two counter statements only, never for the request.
     """
     consumer = key.consumer
     checks = (
@@ -795,18 +802,24 @@ def api_usage_admit(*, key: ApiKey, at: datetime) -> Admission:
         (ApiUsagePeriod.DAY, consumer.daily_quota),
     )
     answers = []
-    for period, limit in checks:
-        start, end = usage_bucket(at, period)
-        total = _usage_bump(key=key, period=period, bucket_start=start)
-        answer = Admission(
-            allowed=total <= limit,
-            limit=limit,
-            remaining=max(0, limit - total),
-            reset_seconds=max(1, math.ceil((end - at).total_seconds())),
-        )
-        if not answer.allowed:
-            return answer
-        answers.append(answer)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT 1 FROM {ApiConsumer._meta.db_table} WHERE id = %s FOR NO KEY UPDATE",  # noqa: S608
+                [consumer.pk],
+            )
+        for period, limit in checks:
+            start, end = usage_bucket(at, period)
+            total = _usage_bump(key=key, period=period, bucket_start=start)
+            answer = Admission(
+                allowed=total <= limit,
+                limit=limit,
+                remaining=max(0, limit - total),
+                reset_seconds=max(1, math.ceil((end - at).total_seconds())),
+            )
+            if not answer.allowed:
+                return answer
+            answers.append(answer)
     # Report the limit that will run out first; on a tie the one that resets sooner.
     return min(answers, key=lambda a: (a.remaining, a.reset_seconds))
 
@@ -828,3 +841,99 @@ def api_usage_prune(*, now: datetime) -> int:
         period=ApiUsagePeriod.MINUTE, bucket_start__lt=now - API_USAGE_MINUTE_RETENTION
     ).delete()
     return deleted
+
+
+# --- Anonymous API limits ------------------------------------------------------------------
+
+
+def api_anonymous_admit(*, address: str, at: datetime) -> Admission:
+    """Count one anonymous request from ``address`` at ``at`` and say whether to serve it.
+
+    Two limits per UTC minute, both from settings: ``API_ANON_PER_MINUTE`` for one source
+    and ``API_ANON_GLOBAL_PER_MINUTE`` for all anonymous traffic together. The address is
+    turned into the day's pseudonym here and goes no further (``daily_pseudonym``).
+
+    One statement, so one transaction, taking its locks in one order: the minute's global
+    row first, then the source's row. The global row is locked ``FOR UPDATE`` (PostgreSQL
+    hands back its latest count once the lock is ours), or, on the minute's first request,
+    inserted already counting this request (a new minute has spent nothing, and no source
+    row exists for it yet). The source upsert reads the global row's result, so it cannot
+    run before the lock is held; the global count goes up only when both limits allow.
+    Every admission of the minute queues on the global row, so however many processes or
+    replicas serve the API the caps are exact, and no two requests hold the two locks in
+    opposite orders. A source over its own limit does not spend the global budget, so one
+    busy client cannot lock everyone else out. Requests racing to open a minute find the
+    row committed after their snapshot: they run the statement again, once.
+    """
+    source = daily_pseudonym(address, at=at, scope="anonymous-api")
+    start, end = usage_bucket(at, ApiUsagePeriod.MINUTE)
+    source_limit = settings.API_ANON_PER_MINUTE
+    minutes, sources = AnonymousMinute._meta.db_table, AnonymousSourceMinute._meta.db_table
+    params = {
+        "start": start,
+        "source": source,
+        "source_limit": source_limit,
+        "global_limit": settings.API_ANON_GLOBAL_PER_MINUTE,
+    }
+    admit = f"""
+        WITH opened AS (
+            INSERT INTO {minutes} (bucket_start, count) VALUES (%(start)s, 1)
+            ON CONFLICT (bucket_start) DO NOTHING
+            RETURNING id, count
+        ), locked AS (
+            SELECT id, count FROM {minutes} WHERE bucket_start = %(start)s FOR UPDATE
+        ), minute AS (
+            SELECT id, count, true AS opened FROM opened
+            UNION ALL
+            SELECT id, count, false FROM locked
+        ), src AS (
+            INSERT INTO {sources} (bucket_start, source, count)
+            SELECT %(start)s, %(source)s, 1 FROM minute
+            ON CONFLICT (bucket_start, source) DO UPDATE SET count = {sources}.count + 1
+            RETURNING count
+        ), admitted AS (
+            UPDATE {minutes} SET count = {minutes}.count + 1 FROM minute, src
+             WHERE {minutes}.id = minute.id
+               AND NOT minute.opened
+               AND src.count <= %(source_limit)s
+               AND minute.count < %(global_limit)s
+            RETURNING {minutes}.count
+        )
+        SELECT src.count,
+               EXISTS (SELECT 1 FROM minute WHERE opened) OR EXISTS (SELECT 1 FROM admitted)
+          FROM src
+    """  # noqa: S608 -- table names are the models' own; values are parameters.
+    with connection.cursor() as cursor:
+        cursor.execute(admit, params)
+        row = cursor.fetchone()
+        if row is None:  # another request opened the minute after this statement began
+            cursor.execute(admit, params)
+            row = cursor.fetchone()
+    source_count, allowed = row
+    return Admission(
+        allowed=bool(allowed),
+        limit=source_limit,
+        remaining=max(0, source_limit - source_count) if allowed else 0,
+        reset_seconds=max(1, math.ceil((end - at).total_seconds())),
+    )
+
+
+# Source rows hold pseudonyms: kept only while they can still matter for a limit, plus a
+# margin for a late clock. Global rows hold no pseudonym and show the day's anonymous load.
+API_ANON_SOURCE_RETENTION = timedelta(hours=1)
+API_ANON_GLOBAL_RETENTION = timedelta(days=2)
+
+
+def api_anonymous_usage_prune(*, now: datetime) -> int:
+    """Delete anonymous counters past their retention; returns how many rows went.
+
+    Like ``api_usage_prune``: no audit row, safe to repeat and beside live traffic (the
+    current minute's rows are never old enough to go).
+    """
+    sources, _ = AnonymousSourceMinute.objects.filter(
+        bucket_start__lt=now - API_ANON_SOURCE_RETENTION
+    ).delete()
+    minutes, _ = AnonymousMinute.objects.filter(
+        bucket_start__lt=now - API_ANON_GLOBAL_RETENTION
+    ).delete()
+    return sources + minutes

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from accounts.acting import request_actors
 from catalogue.filters import ProductFilter
+from catalogue.freshness import product_freshness
 from catalogue.models import (
     Brand,
     Location,
@@ -50,6 +51,7 @@ from catalogue.services import (
     product_merge,
     product_unmerge,
 )
+from omnium.conditional import conditional
 
 
 class ProductViewSet(viewsets.ReadOnlyModelViewSet):
@@ -62,6 +64,7 @@ class ProductViewSet(viewsets.ReadOnlyModelViewSet):
         return Product.objects.visible().select_related("brand", "line").order_by("name", "id")
 
     @extend_schema(responses=ProductDetailSerializer)
+    @conditional(product_freshness, cache_seconds=300)
     def retrieve(self, request, pk=None):
         product = product_resolve(pk)
         comparison = product_comparison(product)

@@ -165,7 +165,7 @@ class FeaturePriorityViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     permission_classes = (IsAuthenticated,)
     queryset = FeaturePriority.objects.order_by("feature_key")
 
-    @extend_schema(request=FeaturePrioritySerializer, responses=FeaturePrioritySerializer)
+    @extend_schema(request=FeaturePrioritySerializer, responses={200: FeaturePrioritySerializer})
     def create(self, request: Request) -> Response:
         data = FeaturePrioritySerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -180,7 +180,7 @@ class QuoteSelectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     permission_classes = (IsAuthenticated,)
     queryset = QuoteSelection.objects.order_by("item_key")
 
-    @extend_schema(request=QuoteSelectionSerializer, responses=QuoteSelectionSerializer)
+    @extend_schema(request=QuoteSelectionSerializer, responses={200: QuoteSelectionSerializer})
     def create(self, request: Request) -> Response:
         data = QuoteSelectionSerializer(data=request.data)
         data.is_valid(raise_exception=True)

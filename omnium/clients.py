@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+from datetime import UTC, date, datetime
 
 from django.conf import settings
 
@@ -37,3 +38,19 @@ def client_pseudonym(address: str, *, key: str | None = None, scope: str = "") -
     secret = (key if key is not None else settings.CLIENT_HASH_KEY).encode()
     message = f"{scope}\x00{network_of(address)}".encode()
     return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def daily_key(day: date, *, secret: str | None = None) -> str:
+    """The pseudonym key for one UTC day, derived from the server secret and the date.
+
+    Nothing is stored: every process derives the same key for the same day, and at UTC
+    midnight every pseudonym changes, so counters of different days cannot be linked.
+    """
+    base = (secret if secret is not None else settings.CLIENT_HASH_KEY).encode()
+    return hmac.new(base, f"daily-key\x00{day.isoformat()}".encode(), hashlib.sha256).hexdigest()
+
+
+def daily_pseudonym(address: str, *, at: datetime, scope: str) -> str:
+    """``client_pseudonym`` under the key of the UTC day holding ``at``."""
+    day = at.astimezone(UTC).date()
+    return client_pseudonym(address, key=daily_key(day), scope=scope)

@@ -225,14 +225,21 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "omnium.pagination.PagePagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "omnium.schema.OmniumAutoSchema",
     "EXCEPTION_HANDLER": "omnium.exceptions.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "omnium.throttling.HashedAnonRateThrottle",
+        "omnium.throttling.AnonymousAdmissionThrottle",
         "accounts.throttling.ConsumerRateThrottle",
     ],
-    "DEFAULT_THROTTLE_RATES": {"anon": env_str("API_ANON_RATE", "120/minute")},
 }
+# Anonymous API limits per UTC minute: one source (an IPv4 address or an IPv6 /64, counted
+# under a daily pseudonym) and all anonymous traffic together. Counters are database rows
+# (accounts.AnonymousMinute / AnonymousSourceMinute), so every process shares them.
+API_ANON_PER_MINUTE = env_int("API_ANON_PER_MINUTE", 120, minimum=1)
+API_ANON_GLOBAL_PER_MINUTE = env_int("API_ANON_GLOBAL_PER_MINUTE", 6000, minimum=1)
+# make bench-api only: serve /bench/bare, a plain Django view, as the baseline it measures
+# the API against. Off everywhere else.
+BENCH_BARE_VIEW = env_bool("BENCH_BARE_VIEW", False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "omnium API",
     "DESCRIPTION": "Curated sports results and retail prices.",
@@ -266,7 +273,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ingest.collect_enabled_sources",
         "schedule": env_int("COLLECT_EVERY_SECONDS", 6 * 3600, minimum=60),
     },
-    # API usage counters: minute rows older than two days go; day rows stay.
+    # API usage counters: keyed minute rows older than two days go, day rows stay; anonymous
+    # source rows (pseudonyms) go after an hour, anonymous global rows after two days.
     "prune-api-usage": {"task": "accounts.api_usage_prune", "schedule": 3600},
     # Stored objects past their retention: bytes deleted, metadata rows kept.
     "expire-stored-objects": {"task": "ingest.stored_objects_expire", "schedule": 3600},

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -18,6 +19,8 @@ api_v1 = [
     path("", include("sports.cricket.api_urls")),
 ]
 
+handler404 = "omnium.views.not_found"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
@@ -28,3 +31,5 @@ urlpatterns = [
     *[path("", include(f"{app}.urls", namespace=app)) for app in APPS],
     path("", include("sports.cricket.urls", namespace="cricket")),
 ]
+if settings.BENCH_BARE_VIEW:
+    urlpatterns.append(path("bench/bare", views.bench_bare, name="bench-bare"))

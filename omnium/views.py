@@ -7,6 +7,22 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+from django.views.defaults import page_not_found
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """404 for a URL nothing matched: the API's JSON error body under /api/ (as its views
+    answer), Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return page_not_found(request, exception)
+
+
+@require_safe
+def bench_bare(request: HttpRequest) -> JsonResponse:
+    """The baseline of ``make bench-api``: Django's whole middleware stack and a JSON body,
+    no database, no DRF (routed only when ``BENCH_BARE_VIEW`` is on)."""
+    return JsonResponse({"ok": True})
 
 
 def home(request: HttpRequest) -> HttpResponse:

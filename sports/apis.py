@@ -24,8 +24,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from omnium.conditional import conditional
 from omnium.pagination import StableCursorPagination
 from sports.filters import CompetitionFilter, FixtureFilter, ParticipantFilter, TimelineFilter
+from sports.freshness import fixture_freshness
 from sports.models import (
     Competition,
     EntityType,
@@ -217,6 +219,7 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         summary="One fixture with its sides, entrants and their players",
         responses={200: FixtureDetailSerializer, 301: MOVED},
     )
+    @conditional(fixture_freshness, cache_seconds=300)
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         fixture = self.get_object()
         if fixture.merged_into_id is not None:

@@ -26,9 +26,11 @@ from sports.models import (
 
 
 class SportSerializer(serializers.ModelSerializer):
-    parent = serializers.SlugRelatedField(slug_field="code", read_only=True)
-    archetype = serializers.CharField(read_only=True, help_text="Default for new fixtures.")
-    competitor_kind = serializers.CharField(read_only=True)
+    parent = serializers.SlugRelatedField(slug_field="code", read_only=True, allow_null=True)
+    archetype = serializers.CharField(
+        read_only=True, allow_null=True, help_text="Default for new fixtures."
+    )
+    competitor_kind = serializers.CharField(read_only=True, allow_null=True)
     status = serializers.CharField(read_only=True)
 
     class Meta:
@@ -38,7 +40,7 @@ class SportSerializer(serializers.ModelSerializer):
 
 
 class CompetitionSummarySerializer(serializers.ModelSerializer):
-    sport = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    sport = serializers.SlugRelatedField(slug_field="code", read_only=True, allow_null=True)
 
     class Meta:
         model = Competition
@@ -47,7 +49,7 @@ class CompetitionSummarySerializer(serializers.ModelSerializer):
 
 
 class CompetitionSerializer(serializers.ModelSerializer):
-    sport = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    sport = serializers.SlugRelatedField(slug_field="code", read_only=True, allow_null=True)
     status = serializers.CharField(read_only=True)
     effective_fixture_type = serializers.CharField(
         read_only=True,
@@ -245,7 +247,10 @@ class ExternalIdSerializer(serializers.ModelSerializer):
 
 class ParticipantSerializer(serializers.ModelSerializer):
     sport = serializers.SlugRelatedField(
-        slug_field="code", read_only=True, help_text="The sport the record was created in."
+        slug_field="code",
+        read_only=True,
+        allow_null=True,
+        help_text="The sport the record was created in.",
     )
     type = serializers.CharField(read_only=True)
 

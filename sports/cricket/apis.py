@@ -14,10 +14,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from omnium.conditional import conditional
 from omnium.pagination import StableCursorPagination
 from sports.cricket.models import Delivery, DeliveryWicket, DeliveryWicketFielder
 from sports.cricket.selectors import fixture_scorecard
 from sports.cricket.serializers import DeliverySerializer, ScorecardSerializer
+from sports.freshness import scorecard_freshness
 from sports.models import Fixture
 
 # Occurrence order across a whole fixture in one sortable number: the innings ordinal, then
@@ -72,6 +74,7 @@ class FixtureScorecardApi(APIView):
         summary="A cricket fixture's scorecard, derived from its live deliveries",
         responses=ScorecardSerializer,
     )
+    @conditional(scorecard_freshness, cache_seconds=300)
     def get(self, request: Request, pk) -> Response:
         fixture = _public_fixture(pk)
         cards = fixture_scorecard(fixture)
