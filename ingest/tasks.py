@@ -16,11 +16,12 @@ def collect_source(source_id: str) -> dict:
         run = source_collect(source=source, triggered_by="celery")
     except SourceDisabled as exc:
         return {"source": source.slug, "status": "disabled", "message": str(exc)}
+    outcome = {"source": source.slug, "status": run.status, "run": run.pk}
     if run.status == RunStatus.SUCCEEDED:
         # What the new rows suggest waits for a person; its own task, so a slow or failed
-        # suggest never fails the collection.
-        suggest_candidates.delay()
-    return {"source": source.slug, "status": run.status, "run": run.pk}
+        # suggest never fails the collection. Its id is returned so a caller can follow it.
+        outcome["suggest_task"] = suggest_candidates.delay().id
+    return outcome
 
 
 @shared_task(name="ingest.collect_enabled_sources")

@@ -1,4 +1,5 @@
 import pytest
+from celery.result import AsyncResult
 
 from catalogue.tests.factories import LocationFactory
 from ingest import tasks
@@ -74,5 +75,9 @@ def test_a_real_worker_collects_a_source(celery_worker_process, tmp_path):
     result = tasks.collect_source.apply_async(
         args=[str(source.pk)], queue=celery_worker_process.queue
     )
-    assert result.get(timeout=120)["status"] == "succeeded"
+    outcome = result.get(timeout=120)
+    assert outcome["status"] == "succeeded"
     assert source.runs.get().products_seen == 2
+    # The suggest run the collection queued finishes too (and is not left running while
+    # the test database is emptied).
+    AsyncResult(outcome["suggest_task"]).get(timeout=120)
