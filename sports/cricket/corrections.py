@@ -20,6 +20,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -752,7 +753,10 @@ def _document_people(document: dict, sport, actor: Actor) -> dict[str, Participa
     registry = (document["info"].get("registry") or {}).get("people") or {}
     if not registry:
         return {}
-    return cricket_people_resolve(names=dict(registry), sport=sport, actor=actor)
+    # Names are seen on the match day (as at import), so alias spans stay the match's.
+    first_day = date.fromisoformat(document["info"]["dates"][0])
+    seen_at = datetime(first_day.year, first_day.month, first_day.day, tzinfo=UTC)
+    return cricket_people_resolve(names=dict(registry), sport=sport, actor=actor, seen_at=seen_at)
 
 
 def _source_deliveries(document: dict) -> dict[tuple[int, int, int], dict]:
