@@ -518,7 +518,7 @@ def _write_revision(
         original_submission_id=old.submission_id,
         correction_submission=submission,
     )
-    history.refresh_from_db(fields=["requested_at"])
+    # requested_at comes back from the insert (RETURNING): the database's time.
     return new, history
 
 

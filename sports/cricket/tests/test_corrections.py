@@ -142,7 +142,7 @@ def test_the_history_row_keeps_both_snapshots_links_reason_requester_and_provena
     assert history.requested_at is not None
 
 
-def test_the_history_time_is_the_databases_whatever_the_insert_says(match, editor):
+def test_the_history_time_is_the_databases_clock(match, editor):
     result = delivery_correct(
         delivery=live(match, 0, 0), changes={"runs_batter": 2}, reason="two", actor=editor
     )
@@ -150,6 +150,25 @@ def test_the_history_time_is_the_databases_whatever_the_insert_says(match, edito
         cursor.execute("SELECT now()")
         db_now = cursor.fetchone()[0]
     assert result.history.requested_at == db_now  # the transaction's time
+
+
+def test_the_history_time_is_the_databases_whatever_the_insert_says(match, editor):
+    first = delivery_correct(
+        delivery=live(match, 0, 0), changes={"runs_batter": 2}, reason="two", actor=editor
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO cricket_deliverycorrectionhistory (previous_delivery_id, "
+            "resulting_delivery_id, source_event_id, fixture_id, requested_by_label, "
+            "requested_at, reason, previous_snapshot, resulting_snapshot, original_submission_id,"
+            " review_decision, review_reason) "
+            "SELECT %s, %s, source_event_id, fixture_id, 'x', '2000-01-01T00:00:00Z', 'r', "
+            "'{}', '{}', original_submission_id, '', '' "
+            "FROM cricket_deliverycorrectionhistory WHERE id = %s RETURNING requested_at, now()",
+            [first.delivery.pk, live(match, 0, 1).pk, first.history.pk],
+        )
+        stored, db_now = cursor.fetchone()
+    assert stored == db_now
 
 
 def test_unchanged_wickets_and_fielders_are_copied_to_the_new_revision(match, editor):
