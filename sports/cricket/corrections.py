@@ -829,6 +829,12 @@ def fixture_corrections_from_source(
     """
     from sports.cricket.services import SOURCE, cricket_sport
 
+    # Every innings of the fixture, in order, before reading: the plan below stays true
+    # until commit, and the lock order (innings, then the fixture's log) is the one a single
+    # correction takes, so the two never deadlock.
+    innings_count = len(
+        Innings.objects.select_for_update(no_key=True).filter(fixture=fixture).order_by("ordinal")
+    )
     live = list(
         Delivery.objects.current()
         .filter(innings__fixture=fixture)
@@ -848,7 +854,6 @@ def fixture_corrections_from_source(
     stored = {(d.innings.ordinal, d.over_number, d.position): d for d in live}
     source = _source_deliveries(document)
     problems = []
-    innings_count = Innings.objects.filter(fixture=fixture).count()
     if innings_count != len(document["innings"]):
         problems.append(
             f"the file has {len(document['innings'])} innings, the fixture {innings_count}"

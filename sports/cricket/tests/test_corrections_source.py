@@ -195,3 +195,41 @@ def test_a_ball_turned_into_a_wide_relabels_the_over_and_all_is_one_transaction(
     assert labels == ["0.1", "0.2", "0.2", "0.3", "0.4", "0.5"]
     live_fifth = Delivery.objects.current().get(innings__fixture=fixture, over_number=0, position=4)
     assert (live_fifth.runs_batter, live_fifth.revision) == (2, 3)  # relabelled, then corrected
+
+
+def _first(document, key):
+    return next(
+        (i, k, d)
+        for i, inning in enumerate(document["innings"])
+        for k, over in enumerate(inning["overs"])
+        for d, ball in enumerate(over["deliveries"])
+        if key in ball
+    )
+
+
+def test_changed_replacements_are_refused_naming_the_ball():
+    fixture, document = imported("1383461")
+    i, k, d = _first(document, "replacements")
+
+    def other_reason(doc):
+        entries = doc["innings"][i]["overs"][k]["deliveries"][d]["replacements"]
+        kind = next(iter(entries))
+        entries[kind][0]["reason"] = "a different reason"
+
+    with pytest.raises(ValidationError, match=f"innings {i + 1} over .* the replacements differ"):
+        apply(fixture, revise(document, other_reason))
+
+
+def test_a_removed_wicket_in_the_file_removes_it_from_the_live_ball():
+    fixture, document = imported("1226909")
+
+    def not_out(doc):
+        del doc["innings"][0]["overs"][2]["deliveries"][3]["wickets"]
+
+    result = apply(fixture, revise(document, not_out))
+    assert len(result.corrections) == 1
+    assert not DeliveryWicket.objects.filter(delivery=result.corrections[0].delivery).exists()
+    assert result.participant_ids >= {
+        Participant.objects.get(aliases__name="R Trenaman").pk,
+        Participant.objects.get(aliases__name="NR Sciver").pk,
+    }
