@@ -384,6 +384,14 @@ class Delivery(models.Model):
                 operation=pgtrigger.Update,
                 condition=pgtrigger.AnyChange("is_current", "superseded_by", "superseded_at"),
                 func=f"""
+                  -- A link to no row at all is a broken reference, reported as such.
+                  IF NEW.superseded_by_id IS NOT NULL AND NOT EXISTS (
+                       SELECT 1 FROM cricket_delivery r WHERE r.id = NEW.superseded_by_id) THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'foreign_key_violation',
+                      MESSAGE = format('cricket_delivery references delivery %s which does '
+                                       'not exist', NEW.superseded_by_id);
+                  END IF;
                   IF OLD.is_current AND NOT NEW.is_current AND NEW.superseded_at IS NOT NULL
                      AND (NEW.superseded_by_id IS NULL OR {_NAMES_OLD_AS_PREDECESSOR}) THEN
                     RETURN NEW;
@@ -425,8 +433,8 @@ class Delivery(models.Model):
                   IF NOT FOUND THEN
                     RAISE EXCEPTION USING
                       ERRCODE = 'foreign_key_violation',
-                      MESSAGE = format('revision %s supersedes delivery %s, which does not '
-                                       'exist', NEW.revision, NEW.supersedes_id);
+                      MESSAGE = format('cricket_delivery references delivery %s which does '
+                                       'not exist', NEW.supersedes_id);
                   END IF;
                   IF prev.is_current OR prev.superseded_by_id IS NOT NULL THEN
                     RAISE EXCEPTION USING
