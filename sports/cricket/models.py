@@ -221,11 +221,6 @@ _REFERENCES_CHECK = """
     RETURN NULL;
 """
 
-_NAMES_OLD_AS_PREDECESSOR = (
-    "EXISTS (SELECT 1 FROM cricket_delivery r"
-    " WHERE r.id = NEW.superseded_by_id AND r.supersedes_id = OLD.id)"
-)
-
 
 def _event_rows_append_only(table: str) -> list[pgtrigger.Protect]:
     """A delivery's wickets, fielders, review and replacements are part of its published
@@ -383,7 +378,7 @@ class Delivery(models.Model):
                 when=pgtrigger.Before,
                 operation=pgtrigger.Update,
                 condition=pgtrigger.AnyChange("is_current", "superseded_by", "superseded_at"),
-                func=f"""
+                func="""
                   -- A link to no row at all is a broken reference, reported as such.
                   IF NEW.superseded_by_id IS NOT NULL AND NOT EXISTS (
                        SELECT 1 FROM cricket_delivery r WHERE r.id = NEW.superseded_by_id) THEN
@@ -392,14 +387,22 @@ class Delivery(models.Model):
                       MESSAGE = format('cricket_delivery references delivery %s which does '
                                        'not exist', NEW.superseded_by_id);
                   END IF;
-                  IF OLD.is_current AND NOT NEW.is_current AND NEW.superseded_at IS NOT NULL
-                     AND (NEW.superseded_by_id IS NULL OR {_NAMES_OLD_AS_PREDECESSOR}) THEN
+                  -- Any forward link must name the row that supersedes this one.
+                  IF NEW.superseded_by_id IS NOT NULL AND NOT EXISTS (
+                       SELECT 1 FROM cricket_delivery r
+                        WHERE r.id = NEW.superseded_by_id AND r.supersedes_id = OLD.id) THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'integrity_constraint_violation',
+                      MESSAGE = format('delivery %s: only the live-to-superseded transition '
+                                       'and the one-time link to its replacement may change a '
+                                       'stored delivery', OLD.id);
+                  END IF;
+                  IF OLD.is_current AND NOT NEW.is_current AND NEW.superseded_at IS NOT NULL THEN
                     RETURN NEW;
                   END IF;
                   IF NOT OLD.is_current AND NOT NEW.is_current
                      AND NEW.superseded_at IS NOT DISTINCT FROM OLD.superseded_at
-                     AND OLD.superseded_by_id IS NULL AND NEW.superseded_by_id IS NOT NULL
-                     AND {_NAMES_OLD_AS_PREDECESSOR} THEN
+                     AND OLD.superseded_by_id IS NULL AND NEW.superseded_by_id IS NOT NULL THEN
                     RETURN NEW;
                   END IF;
                   RAISE EXCEPTION USING
