@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api
+.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api bench-corrections
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -76,6 +76,8 @@ bench-prices: services ## Benchmark: a product page's latest prices at 10M obser
 
 bench-suggest: services ## Benchmark: suggest over the dev catalogue vs reading its rows; collection with history vs without
 	$(PY) bench/suggest.py
+bench-corrections: services ## Benchmark: one delivery correction vs the plain-SQL floor of the rows it writes
+	$(PY) bench/corrections.py
 
 bench-ingest: services ## Benchmark: import the Cricsheet dev corpus into an empty database vs parse + raw COPY, then re-import
 	$(PY) bench/ingest.py $(BENCH_ARGS)

@@ -2,7 +2,12 @@
 
 from django.urls import path
 
-from sports.cricket.apis import FixtureDeliveriesApi, FixtureScorecardApi
+from sports.cricket.apis import (
+    DeliveryCorrectionsApi,
+    DeliveryHistoryApi,
+    FixtureDeliveriesApi,
+    FixtureScorecardApi,
+)
 
 urlpatterns = [
     path(
@@ -14,5 +19,15 @@ urlpatterns = [
         "cricket/fixtures/<uuid:pk>/deliveries/",
         FixtureDeliveriesApi.as_view(),
         name="cricket-fixture-deliveries",
+    ),
+    path(
+        "cricket/deliveries/<int:pk>/corrections/",
+        DeliveryCorrectionsApi.as_view(),
+        name="cricket-delivery-corrections",
+    ),
+    path(
+        "cricket/deliveries/<int:pk>/history/",
+        DeliveryHistoryApi.as_view(),
+        name="cricket-delivery-history",
     ),
 ]

@@ -14,8 +14,10 @@ Identity follows the source properties, not the printed scorecard:
 from __future__ import annotations
 
 import pgtrigger
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Now
 
 from omnium.models import TimestampedModel, UUIDModel
 from sports.models import Fixture, Participant, Submission
@@ -220,6 +222,16 @@ _REFERENCES_CHECK = """
 """
 
 
+def _event_rows_append_only(table: str) -> list[pgtrigger.Protect]:
+    """A delivery's wickets, fielders, review and replacements are part of its published
+    content: a correction copies them to the new revision, never edits them."""
+    return [
+        pgtrigger.Protect(
+            name=f"{table}_append_only", operation=pgtrigger.Update | pgtrigger.Delete
+        )
+    ]
+
+
 class Delivery(models.Model):
     """One revision of one ball. Content is immutable: a correction inserts the next
     revision and marks this one superseded (the partial unique index lets exactly one live
@@ -358,6 +370,103 @@ class Delivery(models.Model):
                 name="delivery_content_read_only",
                 exclude=["is_current", "superseded_by", "superseded_at"],
             ),
+            # The three columns the trigger above leaves open move only forward: live to
+            # superseded once (with its time), then the forward link filled once, and only
+            # with the row that names this one as the revision it supersedes.
+            pgtrigger.Trigger(
+                name="delivery_supersede_only",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Update,
+                condition=pgtrigger.AnyChange("is_current", "superseded_by", "superseded_at"),
+                func="""
+                  -- A link to no row at all is a broken reference, reported as such.
+                  IF NEW.superseded_by_id IS NOT NULL AND NOT EXISTS (
+                       SELECT 1 FROM cricket_delivery r WHERE r.id = NEW.superseded_by_id) THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'foreign_key_violation',
+                      MESSAGE = format('cricket_delivery references delivery %s which does '
+                                       'not exist', NEW.superseded_by_id);
+                  END IF;
+                  -- Any forward link must name the row that supersedes this one.
+                  IF NEW.superseded_by_id IS NOT NULL AND NOT EXISTS (
+                       SELECT 1 FROM cricket_delivery r
+                        WHERE r.id = NEW.superseded_by_id AND r.supersedes_id = OLD.id) THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'integrity_constraint_violation',
+                      MESSAGE = format('delivery %s: only the live-to-superseded transition '
+                                       'and the one-time link to its replacement may change a '
+                                       'stored delivery', OLD.id);
+                  END IF;
+                  IF OLD.is_current AND NOT NEW.is_current AND NEW.superseded_at IS NOT NULL THEN
+                    RETURN NEW;
+                  END IF;
+                  IF NOT OLD.is_current AND NOT NEW.is_current
+                     AND NEW.superseded_at IS NOT DISTINCT FROM OLD.superseded_at
+                     AND OLD.superseded_by_id IS NULL AND NEW.superseded_by_id IS NOT NULL THEN
+                    RETURN NEW;
+                  END IF;
+                  RAISE EXCEPTION USING
+                    ERRCODE = 'integrity_constraint_violation',
+                    MESSAGE = format(
+                      'delivery %s: only the live-to-superseded transition and the one-time '
+                      'link to its replacement may change a stored delivery', OLD.id);
+                """,
+            ),
+            # A revision after the first continues one lineage: numbered one more than the
+            # revision it supersedes, at the same ball, with the same source event, original
+            # submission, event ordinal and innings sequence. AFTER, not BEFORE: a BEFORE
+            # row trigger would switch a COPY to row-at-a-time inserts; and import rows
+            # (revision 1, no predecessor) fail the WHEN, so they queue nothing.
+            pgtrigger.Trigger(
+                name="delivery_revision_lineage",
+                when=pgtrigger.After,
+                operation=pgtrigger.Insert,
+                condition=pgtrigger.Condition(
+                    'NEW."supersedes_id" IS NOT NULL OR NEW."revision" <> 1'
+                ),
+                declare=[("prev", "cricket_delivery")],
+                func="""
+                  IF NEW.supersedes_id IS NULL THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'integrity_constraint_violation',
+                      MESSAGE = format('a delivery of revision %s must name the revision it '
+                                       'supersedes', NEW.revision);
+                  END IF;
+                  SELECT * INTO prev FROM cricket_delivery WHERE id = NEW.supersedes_id;
+                  IF NOT FOUND THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'foreign_key_violation',
+                      MESSAGE = format('cricket_delivery references delivery %s which does '
+                                       'not exist', NEW.supersedes_id);
+                  END IF;
+                  IF prev.is_current OR prev.superseded_by_id IS NOT NULL THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'integrity_constraint_violation',
+                      MESSAGE = format('delivery %s is not a superseded revision awaiting its '
+                                       'replacement', prev.id);
+                  END IF;
+                  IF NEW.revision <> prev.revision + 1 THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'integrity_constraint_violation',
+                      MESSAGE = format('revision %s cannot follow revision %s: revisions '
+                                       'increase by exactly one', NEW.revision, prev.revision);
+                  END IF;
+                  IF NEW.source_event_id <> prev.source_event_id
+                     OR NEW.submission_id <> prev.submission_id
+                     OR NEW.submission_event_ordinal <> prev.submission_event_ordinal
+                     OR NEW.sequence <> prev.sequence
+                     OR NEW.innings_id <> prev.innings_id
+                     OR NEW.over_number <> prev.over_number
+                     OR NEW.position <> prev.position THEN
+                    RAISE EXCEPTION USING
+                      ERRCODE = 'integrity_constraint_violation',
+                      MESSAGE = format('revision %s of delivery %s must keep its ball, source '
+                                       'event, original submission, event ordinal and '
+                                       'sequence', NEW.revision, prev.id);
+                  END IF;
+                  RETURN NULL;
+                """,
+            ),
             pgtrigger.Protect(name="delivery_no_delete", operation=pgtrigger.Delete),
             pgtrigger.Trigger(
                 name="delivery_references_insert",
@@ -411,6 +520,7 @@ class DeliveryWicket(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["delivery", "ordinal"], name="uq_delivery_wicket"),
         ]
+        triggers = _event_rows_append_only("delivery_wicket")
 
     def __str__(self) -> str:
         return f"{self.kind_raw}: {self.player_out_id}"
@@ -433,6 +543,7 @@ class DeliveryWicketFielder(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["wicket", "ordinal"], name="uq_wicket_fielder"),
         ]
+        triggers = _event_rows_append_only("delivery_wicket_fielder")
 
     def __str__(self) -> str:
         return f"fielder {self.ordinal}{' (sub)' if self.substitute else ''}"
@@ -451,6 +562,9 @@ class DeliveryReview(models.Model):
     decision = models.CharField(max_length=32)
     type = models.CharField(max_length=32, blank=True)
     umpires_call = models.BooleanField(null=True, blank=True)
+
+    class Meta:
+        triggers = _event_rows_append_only("delivery_review")
 
     def __str__(self) -> str:
         return f"review by {self.by_team_id}: {self.decision}"
@@ -486,6 +600,118 @@ class DeliveryReplacement(models.Model):
                 fields=["delivery", "kind", "ordinal"], name="uq_delivery_replacement"
             ),
         ]
+        triggers = _event_rows_append_only("delivery_replacement")
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.player_in_id} for {self.player_out_id}"
+
+
+class ReviewDecision(models.TextChoices):
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+
+
+class DeliveryCorrectionHistoryQuerySet(models.QuerySet):
+    def of_lineage(self, source_event_id) -> DeliveryCorrectionHistoryQuerySet:
+        """Every correction of one ball, oldest first."""
+        return self.filter(source_event_id=source_event_id).order_by("requested_at", "id")
+
+
+class DeliveryCorrectionHistory(models.Model):
+    """One accepted correction of one delivery (seed 001 §3), append-only.
+
+    Holds who asked and when (the database's clock, not the caller's), why, the complete
+    content before and after (wickets and fielders included), the two revisions it links,
+    and the original submission the ball came from; ``correction_submission`` is the
+    submission that carried the correction, when one did (a revised source file). The
+    review fields are for a reviewed correction and are all set or all empty.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    previous_delivery = models.OneToOneField(
+        Delivery, on_delete=models.PROTECT, related_name="correction_made"
+    )
+    resulting_delivery = models.OneToOneField(
+        Delivery, on_delete=models.PROTECT, related_name="correction_record"
+    )
+    source_event_id = models.UUIDField(help_text="The ball's stable source event.")
+    fixture = models.ForeignKey(Fixture, on_delete=models.PROTECT, related_name="+")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Empty for an automated writer; requested_by_label names it.",
+    )
+    requested_by_label = models.CharField(max_length=150)
+    requested_at = models.DateTimeField(db_default=Now())
+    reason = models.TextField()
+    previous_snapshot = models.JSONField()
+    resulting_snapshot = models.JSONField()
+    original_submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="+")
+    correction_submission = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    review_decision = models.CharField(max_length=16, choices=ReviewDecision.choices, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_reason = models.TextField(blank=True)
+
+    objects = DeliveryCorrectionHistoryQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "delivery correction history"
+        ordering = ["requested_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(reason__regex=r"^\s*$"), name="delivery_correction_reason_required"
+            ),
+            models.CheckConstraint(
+                condition=~Q(previous_delivery=models.F("resulting_delivery")),
+                name="delivery_correction_two_revisions",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    reviewed_by__isnull=True,
+                    review_decision="",
+                    reviewed_at__isnull=True,
+                    review_reason="",
+                )
+                | (
+                    Q(
+                        reviewed_by__isnull=False,
+                        reviewed_at__isnull=False,
+                        review_decision__in=ReviewDecision.values,
+                    )
+                    & ~Q(review_reason="")
+                ),
+                name="delivery_correction_review_all_or_none",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["source_event_id"], name="correction_lineage_idx"),
+            models.Index(fields=["fixture"], name="correction_fixture_idx"),
+        ]
+        triggers = [
+            # The time is the database's: whatever the insert says is replaced.
+            pgtrigger.Trigger(
+                name="delivery_correction_db_time",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert,
+                func="NEW.requested_at := now(); RETURN NEW;",
+            ),
+            pgtrigger.Protect(
+                name="delivery_correction_append_only",
+                operation=pgtrigger.Update | pgtrigger.Delete,
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"correction of delivery {self.previous_delivery_id}: {self.reason[:60]}"

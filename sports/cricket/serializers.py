@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from sports.cricket.models import Delivery, DeliveryWicket, DeliveryWicketFielder
+from sports.cricket.models import (
+    Delivery,
+    DeliveryCorrectionHistory,
+    DeliveryWicket,
+    DeliveryWicketFielder,
+)
 
 
 class PersonRefSerializer(serializers.Serializer):
@@ -133,3 +138,97 @@ class ScorecardSerializer(serializers.Serializer):
     fixture = serializers.UUIDField(source="pk")
     name = serializers.CharField()
     innings = InningsCardSerializer(many=True)
+
+
+# --- corrections -----------------------------------------------------------------------------
+
+
+class FielderInputSerializer(serializers.Serializer):
+    participant = serializers.UUIDField(
+        allow_null=True, help_text="Empty only for a substitute the source did not name."
+    )
+    substitute = serializers.BooleanField(default=False)
+
+
+class WicketInputSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="A dismissal kind as Cricsheet writes it: caught.")
+    player_out = serializers.UUIDField()
+    fielders = FielderInputSerializer(many=True, required=False, default=list)
+
+
+class DeliveryCorrectionRequestSerializer(serializers.Serializer):
+    """A correction: a required reason and only the fields that change. ``wickets``, when
+    given, is the delivery's whole new wicket list (``[]`` removes every wicket); left out,
+    the wickets stay as they are. Runs extras, the total and the printed label are derived."""
+
+    reason = serializers.CharField(help_text="Why the delivery is corrected (kept in its history).")
+    runs_batter = serializers.IntegerField(min_value=0, required=False)
+    non_boundary = serializers.BooleanField(required=False)
+    extra_wides = serializers.IntegerField(min_value=0, allow_null=True, required=False)
+    extra_noballs = serializers.IntegerField(min_value=0, allow_null=True, required=False)
+    extra_byes = serializers.IntegerField(min_value=0, allow_null=True, required=False)
+    extra_legbyes = serializers.IntegerField(min_value=0, allow_null=True, required=False)
+    extra_penalty = serializers.IntegerField(min_value=0, allow_null=True, required=False)
+    batter = serializers.UUIDField(required=False)
+    bowler = serializers.UUIDField(required=False)
+    non_striker = serializers.UUIDField(required=False)
+    wickets = WicketInputSerializer(many=True, required=False)
+
+
+class DeliveryRevisionSerializer(DeliverySerializer):
+    """One revision of a ball, live or superseded, with its lineage links."""
+
+    class Meta(DeliverySerializer.Meta):
+        fields = [
+            *DeliverySerializer.Meta.fields,
+            "is_current",
+            "supersedes",
+            "superseded_by",
+            "superseded_at",
+            "source_event_id",
+            "submission",
+            "submission_event_ordinal",
+            "created_at",
+        ]
+
+
+class DeliveryCorrectionResultSerializer(serializers.Serializer):
+    delivery = DeliveryRevisionSerializer(help_text="The new live revision.")
+    previous = serializers.IntegerField(source="previous.pk", help_text="The superseded one.")
+    history = serializers.IntegerField(source="history.pk")
+    fixture = serializers.UUIDField(source="fixture_id")
+    participant_ids = serializers.ListField(child=serializers.UUIDField())
+    relabelled = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="New revisions of later balls of the over whose printed label moved.",
+    )
+
+
+class CorrectionRecordSerializer(serializers.ModelSerializer):
+    requested_by = serializers.CharField(source="requested_by_label")
+    reviewed_by = serializers.CharField(source="reviewed_by.get_username", allow_null=True)
+
+    class Meta:
+        model = DeliveryCorrectionHistory
+        fields = [
+            "id",
+            "requested_by",
+            "requested_at",
+            "reason",
+            "previous_delivery",
+            "resulting_delivery",
+            "original_submission",
+            "correction_submission",
+            "previous_snapshot",
+            "resulting_snapshot",
+            "reviewed_by",
+            "review_decision",
+            "reviewed_at",
+            "review_reason",
+        ]
+
+
+class DeliveryHistorySerializer(serializers.Serializer):
+    source_event_id = serializers.UUIDField()
+    revisions = DeliveryRevisionSerializer(many=True, help_text="Oldest first.")
+    corrections = CorrectionRecordSerializer(many=True, help_text="Oldest first.")

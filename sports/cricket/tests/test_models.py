@@ -50,16 +50,26 @@ def test_a_superseded_revision_may_stand_behind_the_live_one_at_its_natural_key(
         sequence=7,
         revision=2,
         source_event_id=first.source_event_id,
+        submission=first.submission,
+        submission_event_ordinal=first.submission_event_ordinal,
         supersedes=first,
     )
     Delivery.objects.filter(pk=first.pk).update(superseded_by=second)
     assert list(Delivery.objects.filter(innings=first.innings).current()) == [second]
 
 
+def test_a_row_cannot_be_stored_superseded_without_saying_when():
+    with (
+        pytest.raises(IntegrityError, match="delivery_superseded_all_or_none"),
+        transaction.atomic(),
+    ):
+        DeliveryFactory(is_current=False)
+
+
 def test_a_row_cannot_be_marked_superseded_without_saying_when():
     delivery = DeliveryFactory()
     with (
-        pytest.raises(IntegrityError, match="delivery_superseded_all_or_none"),
+        pytest.raises(IntegrityError, match="only the live-to-superseded transition"),
         transaction.atomic(),
     ):
         Delivery.objects.filter(pk=delivery.pk).update(is_current=False)
