@@ -1,13 +1,13 @@
 """Import Cricsheet match files: one file, one match, one transaction.
 
 - The whole file is validated first (``validate.load``); a rejected file writes no row.
-- Idempotent: a match id already in the external-id map whose first submission has the
-  same SHA-256 is unchanged and nothing is written (not even parsed). A different file for
-  a known match id is the same fixture with new content: that is a correction, and until
-  the correction path exists it is rejected with nothing changed. (The revision number
-  proves nothing: Cricsheet renamed players in old files without bumping it.)
-- Players are resolved in one query per match through their registry ids; deliveries are
-  written with one COPY per match.
+- Idempotent: a match id already in the external-id map whose file bytes were imported
+  before (same SHA-256) is unchanged and nothing is written (not even parsed). A different
+  file for a known match id is the same fixture with new content: its balls are compared by
+  natural key and only those that differ are corrected (reason "source revision"). (The
+  revision number proves nothing: Cricsheet renamed players in old files without bumping it.)
+- Players are resolved through their registry ids (read once per run, never by name); a
+  match's rows travel in one batch and its deliveries in one COPY.
 
 Data: Cricsheet (https://cricsheet.org), Open Data Commons Attribution License 1.0.
 """
@@ -26,6 +26,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
@@ -33,6 +34,7 @@ from django.utils.text import slugify
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
 from omnium.bulk import Inserts
 from omnium.models import uuid7
+from sports.cricket.corrections import fixture_corrections_from_source
 from sports.cricket.models import (
     Delivery,
     DeliveryReplacement,
@@ -66,14 +68,17 @@ from sports.models import (
     Participant,
     Sport,
     SportDefinitionVersion,
+    Submission,
     SubmissionKind,
     Venue,
     WinMethod,
 )
+from sports.querysets import follow_merges
 from sports.services import (
     LogEntry,
     competition_create,
     submission_record,
+    timeline_append,
 )
 from sports.services.common import Actor
 from sports.services.fixtures import definition_for
@@ -324,25 +329,14 @@ class Importer:
         sha = hashlib.sha256(raw).hexdigest()
         # In a run, the block's ids were looked up together.
         known = self.known.get(match_id) if self.known is not None else _known_fixture(match_id)
-        if known is not None and known[1] == sha:
+        if known is not None and (known[1] == sha or _file_seen(sha)):
             return MatchResult(filename, Outcome.UNCHANGED, fixture_id=known[0])
         try:
             document = load(raw, filename=filename, match_id=match_id)
             if known is not None:
                 # Same match id, different bytes: the same fixture (its source_ref) with new
-                # content. That is a correction, which only the correction path may apply.
-                raise CricsheetRejected(
-                    filename,
-                    [
-                        Problem(
-                            "(file)",
-                            "changed-match",
-                            f"match {match_id} is already imported (fixture {known[0]}) from "
-                            "a different file; changing an imported match is a correction, "
-                            "and corrections are not accepted by the corpus import yet",
-                        )
-                    ],
-                )
+                # content, applied as corrections of exactly the balls that differ.
+                return self._revise(document, raw=raw, filename=filename, sha=sha, known=known)
             self._check_kinds(document, filename)
             with transaction.atomic():
                 fixture, deliveries = self._write(document, raw=raw, filename=filename, sha=sha)
@@ -361,6 +355,56 @@ class Importer:
                 error=f"{filename}: not imported, nothing written: {exc}",
             )
         return MatchResult(filename, Outcome.NEW, deliveries=deliveries, fixture_id=fixture.pk)
+
+    def _revise(
+        self, document: dict, *, raw: bytes, filename: str, sha: str, known: tuple
+    ) -> MatchResult:
+        """A revised file of an imported match: its submission is recorded, its balls are
+        compared with the live deliveries by natural key and each one that differs gets a
+        correction (reason "source revision"), and the fixture's log says so. A revision
+        that changes the match's structure is rejected with nothing written. A file whose
+        balls are all equal (a player renamed, say) corrects nothing but is recorded, so the
+        next run knows it and the new name becomes an alias."""
+        match_id = match_id_of(filename)
+        try:
+            with transaction.atomic():
+                submission = submission_record(
+                    kind=self.kind,
+                    note=self.note,
+                    source_code=SOURCE,
+                    actor=self.actor,
+                    content=raw,
+                    original_filename=filename.rsplit(":", 1)[-1][-512:],
+                    media_type="application/json",
+                )
+                fixture = Fixture.objects.get(pk=follow_merges(Fixture, known[0]))
+                result = fixture_corrections_from_source(
+                    fixture=fixture, document=document, submission=submission, actor=self.actor
+                )
+                timeline_append(
+                    fixture=fixture,
+                    event_type="cricket.import",
+                    actor=self.actor,
+                    source_code=SOURCE,
+                    unit="record",
+                    idempotency_key=f"{match_id}:{sha[:40]}",
+                    payload={
+                        "submission": str(submission.pk),
+                        "sha256": sha,
+                        "data_version": document["meta"]["data_version"],
+                        "revision": document["meta"].get("revision"),
+                        "corrections": len(result.corrections),
+                    },
+                )
+        except ValidationError as exc:
+            raise CricsheetRejected(
+                filename, [Problem("(file)", "source-revision", " ".join(exc.messages))]
+            ) from None
+        return MatchResult(
+            filename,
+            Outcome.UPDATED if result.corrections else Outcome.UNCHANGED,
+            fixture_id=fixture.pk,
+        )
 
     # --- reference rows --------------------------------------------------------------------
 
@@ -784,6 +828,11 @@ def _known_fixtures(match_ids: list[str]) -> dict[str, tuple[Any, str]]:
     return {
         match_id: (fixture_id, shas.get(fixture_id) or "") for match_id, fixture_id in links.items()
     }
+
+
+def _file_seen(sha: str) -> bool:
+    """Whether these exact bytes were imported before (a revision already applied)."""
+    return Submission.objects.filter(source_code=SOURCE, sha256=sha).exists()
 
 
 def _synchronous_commit(on: bool) -> None:

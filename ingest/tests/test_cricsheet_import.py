@@ -337,16 +337,65 @@ def test_a_second_import_writes_nothing(sample_dir, fixtures_by_id):
     assert stamps() == before_stamps
 
 
-def test_a_changed_file_for_a_known_match_is_refused_and_changes_nothing(
+def _revised(sample_dir, change):
+    doc = json.loads((sample_dir / "64924.json").read_bytes())
+    change(doc)
+    return json.dumps(doc).encode()
+
+
+def _one_more_run(doc):
+    ball = doc["innings"][0]["overs"][0]["deliveries"][0]
+    ball["runs"]["batter"] += 1
+    ball["runs"]["total"] += 1
+
+
+def test_a_changed_file_for_a_known_match_corrects_exactly_the_balls_that_differ(
+    sample_dir, fixtures_by_id
+):
+    fixture = fixtures_by_id["64924"]
+    live = Delivery.objects.current().filter(innings__fixture=fixture)
+    first = live.get(innings__ordinal=1, over_number=0, position=0)
+    before = Delivery.objects.count()
+    result = Importer().import_file(_revised(sample_dir, _one_more_run), filename="64924.json")
+    assert result.outcome == Outcome.UPDATED, result.error
+    assert Delivery.objects.count() == before + 1
+    now = live.get(innings__ordinal=1, over_number=0, position=0)
+    assert (now.revision, now.runs_batter) == (2, first.runs_batter + 1)
+    assert now.source_event_id == first.source_event_id and now.sequence == first.sequence
+
+
+def test_the_same_revised_file_again_changes_nothing(sample_dir, fixtures_by_id):
+    raw = _revised(sample_dir, _one_more_run)
+    Importer().import_file(raw, filename="64924.json")
+    before = Delivery.objects.count(), Submission.objects.count()
+    again = Importer().import_file(raw, filename="64924.json")
+    assert again.outcome == Outcome.UNCHANGED
+    assert (Delivery.objects.count(), Submission.objects.count()) == before
+
+
+def test_a_revised_file_that_only_renames_a_player_corrects_nothing_and_keeps_the_new_name(
     sample_dir, fixtures_by_id
 ):
     doc = json.loads((sample_dir / "64924.json").read_bytes())
-    doc["innings"][0]["overs"][0]["deliveries"][0]["runs"]["batter"] += 1
-    doc["innings"][0]["overs"][0]["deliveries"][0]["runs"]["total"] += 1
+    old_name = next(iter(doc["info"]["registry"]["people"]))
+    raw = json.dumps(doc).replace(f'"{old_name}"', '"A Renamed Player"').encode()
+    before = Delivery.objects.count()
+    result = Importer().import_file(raw, filename="64924.json")
+    assert result.outcome == Outcome.UNCHANGED, result.error
+    assert Delivery.objects.count() == before
+    assert ParticipantAlias.objects.filter(name="A Renamed Player").exists()
+
+
+def test_a_revised_file_that_changes_the_structure_is_refused_and_changes_nothing(
+    sample_dir, fixtures_by_id
+):
+    def drop_a_ball(doc):
+        doc["innings"][0]["overs"][0]["deliveries"].pop()
+
     before = Delivery.objects.count(), Submission.objects.count()
-    result = Importer().import_file(json.dumps(doc).encode(), filename="64924.json")
+    result = Importer().import_file(_revised(sample_dir, drop_a_ball), filename="64924.json")
     assert result.outcome == Outcome.REJECTED
-    assert "already imported" in result.error and "correction" in result.error
+    assert "64924.json" in result.error and "structure" in result.error
     assert (Delivery.objects.count(), Submission.objects.count()) == before
 
 
