@@ -715,3 +715,6 @@ class DeliveryCorrectionHistory(models.Model):
 
     def __str__(self) -> str:
         return f"correction of delivery {self.previous_delivery_id}: {self.reason[:60]}"
+
+
+from sports.cricket.stats.models import *  # noqa: E402,F401,F403

@@ -1,0 +1,460 @@
+"""Aggregates folded from the per-fixture lines, for any scope, and their snapshots.
+
+A fold groups the lines by participant, following merges (a merged participant's lines
+count for the survivor), never by name: career figures are a registry identity's. The
+scope narrows the lines: format, gender, a competition subtree (MPTT range), a season,
+a date range; super-over innings are excluded by default and ``super_overs="only"``
+reads them alone (seed §7: a combined scope is never the default).
+
+Figures (issue 6): matches (appearances), innings, runs, balls faced, 4s, 6s, outs,
+highest, 50s (50-99), 100s (100+), catches (caught-and-bowled is the bowler's), stumpings,
+run-out involvement, and the same three as a substitute apart; legal balls, runs conceded,
+wickets, maidens, best figures (most wickets, then fewest runs, in one innings).
+
+Snapshots (seed §6, #592) store each participant's folds at three levels (career per
+format and overall, competition root, season node) as JSON. They are disposable: a row
+is read only while its participant's state matches the current data version and
+``DEFINITION_VERSION``; anyone else is folded live.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, transaction
+
+# Bump when a rule of the engine or of a fold changes: every snapshot becomes stale.
+DEFINITION_VERSION = 1
+
+SUPER_OVER_MODES = ("exclude", "only")
+
+BATTING_FIELDS = (
+    "matches",
+    "innings",
+    "runs",
+    "balls_faced",
+    "fours",
+    "sixes",
+    "outs",
+    "highest",
+    "fifties",
+    "hundreds",
+)
+FIELDING_FIELDS = (
+    "catches",
+    "stumpings",
+    "run_outs",
+    "substitute_catches",
+    "substitute_stumpings",
+    "substitute_run_outs",
+)
+BOWLING_FIELDS = (
+    "bowling_innings",
+    "legal_balls",
+    "runs_conceded",
+    "wickets",
+    "maidens",
+    "best_wickets",
+    "best_runs",
+)
+FIGURES = BATTING_FIELDS + FIELDING_FIELDS + BOWLING_FIELDS
+ORDERINGS = {f: f for f in FIGURES} | {"name": "name"}
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which lines a fold reads. Every field narrows; the default is every standard
+    (non-super-over) innings of every public fixture."""
+
+    format_code: str | None = None
+    gender: str | None = None
+    competition_id: Any = None  # the node and everything below it
+    season: str | None = None
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    super_overs: str = "exclude"
+
+    def __post_init__(self) -> None:
+        if self.super_overs not in SUPER_OVER_MODES:
+            raise ValueError(
+                f"super_overs: {self.super_overs!r} is not one of {', '.join(SUPER_OVER_MODES)}"
+            )
+
+    def where(self, alias: str = "l") -> tuple[str, list[Any]]:
+        clauses = [f"{alias}.super_over = %s"]
+        params: list[Any] = [self.super_overs == "only"]
+        if self.format_code:
+            clauses.append(f"{alias}.format_code = %s")
+            params.append(self.format_code)
+        if self.gender:
+            clauses.append(f"{alias}.gender = %s")
+            params.append(self.gender)
+        if self.season:
+            clauses.append(f"{alias}.season = %s")
+            params.append(self.season)
+        if self.date_from:
+            clauses.append(f"{alias}.occurred_on >= %s")
+            params.append(self.date_from)
+        if self.date_to:
+            clauses.append(f"{alias}.occurred_on <= %s")
+            params.append(self.date_to)
+        if self.competition_id:
+            clauses.append(
+                f"{alias}.competition_id IN (SELECT c.id FROM sports_competition c "
+                "JOIN sports_competition n ON n.tree_id = c.tree_id "
+                "AND c.lft BETWEEN n.lft AND n.rght WHERE n.id = %s)"
+            )
+            params.append(self.competition_id)
+        return " AND ".join(clauses), params
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format_code or None,
+            "gender": self.gender or None,
+            "competition": str(self.competition_id) if self.competition_id else None,
+            "season": self.season or None,
+            "date_from": self.date_from.isoformat() if self.date_from else None,
+            "date_to": self.date_to.isoformat() if self.date_to else None,
+            "super_overs": self.super_overs,
+        }
+
+
+# Merged participants resolve to their final survivor (chains of any length).
+_CANON = """
+canon_chain(id, survivor) AS (
+    SELECT id, merged_into_id FROM sports_participant WHERE merged_into_id IS NOT NULL
+    UNION
+    SELECT c.id, p.merged_into_id FROM canon_chain c
+      JOIN sports_participant p ON p.id = c.survivor AND p.merged_into_id IS NOT NULL
+),
+canon AS (
+    SELECT c.id, c.survivor FROM canon_chain c
+      JOIN sports_participant p ON p.id = c.survivor AND p.merged_into_id IS NULL
+)"""
+
+# Extra grouping keys for snapshot levels: (select expression, join).
+_LEVEL_KEYS = {
+    "format": ("l.format_code", ""),
+    "root": (
+        "root.id",
+        "JOIN sports_competition c ON c.id = l.competition_id "
+        "JOIN sports_competition root ON root.tree_id = c.tree_id AND root.level = 0",
+    ),
+    "season": (
+        "sn.id",
+        "JOIN sports_competition c ON c.id = l.competition_id "
+        "JOIN sports_competition sn ON sn.tree_id = c.tree_id AND sn.lft <= c.lft "
+        "AND sn.rght >= c.rght AND sn.type = 'season'",
+    ),
+}
+
+
+def _fold_sql(
+    scope: Scope, *, key: str | None = None, participant_ids: list[str] | None = None
+) -> tuple[str, list[Any]]:
+    """The fold: one row per (participant[, key]) with every figure. ``key`` adds one
+    grouping column ``k`` (format, competition root or season node)."""
+    key_expr, key_join = _LEVEL_KEYS[key] if key else ("NULL::text", "")
+    where, where_params = scope.where("l")
+    params: list[Any] = []
+    parts = []
+    for name, table in (
+        ("app", "cricket_cricketappearance"),
+        ("bat", "cricket_cricketbattingline"),
+        ("fld", "cricket_cricketfieldingline"),
+        ("bowl", "cricket_cricketbowlingline"),
+    ):
+        only = ""
+        extra: list[Any] = []
+        if participant_ids is not None:
+            only = " AND l.participant_id = ANY(%s::uuid[])"
+            extra = [participant_ids]
+        parts.append(
+            f"""{name}_l AS (
+    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, {key_expr} AS k, l.*
+      FROM {table} l LEFT JOIN canon ON canon.id = l.participant_id {key_join}
+     WHERE {where}{only}
+)"""
+        )
+        params += where_params + extra
+    sql = f"""
+WITH RECURSIVE {_CANON},
+{",".join(parts)},
+app AS (SELECT pid, k, COUNT(DISTINCT fixture_id) AS matches FROM app_l GROUP BY pid, k),
+bat AS (
+    SELECT pid, k, COUNT(*) AS innings, SUM(runs) AS runs, SUM(balls_faced) AS balls_faced,
+           SUM(fours) AS fours, SUM(sixes) AS sixes, SUM(outs) AS outs, MAX(runs) AS highest,
+           COUNT(*) FILTER (WHERE runs BETWEEN 50 AND 99) AS fifties,
+           COUNT(*) FILTER (WHERE runs >= 100) AS hundreds
+      FROM bat_l GROUP BY pid, k
+),
+fld AS (
+    SELECT pid, k, SUM(catches) AS catches, SUM(stumpings) AS stumpings,
+           SUM(run_outs) AS run_outs, SUM(substitute_catches) AS substitute_catches,
+           SUM(substitute_stumpings) AS substitute_stumpings,
+           SUM(substitute_run_outs) AS substitute_run_outs
+      FROM fld_l GROUP BY pid, k
+),
+bowl AS (
+    SELECT pid, k, COUNT(*) AS bowling_innings, SUM(legal_balls) AS legal_balls,
+           SUM(runs_conceded) AS runs_conceded, SUM(wickets) AS wickets,
+           SUM(maidens) AS maidens,
+           (array_agg(wickets ORDER BY wickets DESC, runs_conceded ASC))[1] AS best_wickets,
+           (array_agg(runs_conceded ORDER BY wickets DESC, runs_conceded ASC))[1] AS best_runs
+      FROM bowl_l GROUP BY pid, k
+)
+SELECT app.pid AS participant_id, app.k AS k,
+       app.matches,
+       COALESCE(bat.innings, 0) AS innings, COALESCE(bat.runs, 0) AS runs,
+       COALESCE(bat.balls_faced, 0) AS balls_faced, COALESCE(bat.fours, 0) AS fours,
+       COALESCE(bat.sixes, 0) AS sixes, COALESCE(bat.outs, 0) AS outs,
+       bat.highest, COALESCE(bat.fifties, 0) AS fifties, COALESCE(bat.hundreds, 0) AS hundreds,
+       COALESCE(fld.catches, 0) AS catches, COALESCE(fld.stumpings, 0) AS stumpings,
+       COALESCE(fld.run_outs, 0) AS run_outs,
+       COALESCE(fld.substitute_catches, 0) AS substitute_catches,
+       COALESCE(fld.substitute_stumpings, 0) AS substitute_stumpings,
+       COALESCE(fld.substitute_run_outs, 0) AS substitute_run_outs,
+       COALESCE(bowl.bowling_innings, 0) AS bowling_innings,
+       COALESCE(bowl.legal_balls, 0) AS legal_balls,
+       COALESCE(bowl.runs_conceded, 0) AS runs_conceded,
+       COALESCE(bowl.wickets, 0) AS wickets, COALESCE(bowl.maidens, 0) AS maidens,
+       bowl.best_wickets, bowl.best_runs
+  FROM app
+  LEFT JOIN bat ON bat.pid = app.pid AND bat.k IS NOT DISTINCT FROM app.k
+  LEFT JOIN fld ON fld.pid = app.pid AND fld.k IS NOT DISTINCT FROM app.k
+  LEFT JOIN bowl ON bowl.pid = app.pid AND bowl.k IS NOT DISTINCT FROM app.k
+"""
+    return sql, params
+
+
+def _expand(participant_ids: Iterable[Any]) -> list[str]:
+    """The participants and every row merged into them (at any depth)."""
+    ids = sorted({str(pk) for pk in participant_ids})
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """WITH RECURSIVE m(id) AS (
+                   SELECT unnest(%s::uuid[])
+                   UNION SELECT p.id FROM sports_participant p JOIN m ON p.merged_into_id = m.id
+               ) SELECT id::text FROM m""",
+            [ids],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _json(value: Any) -> Any:
+    """A jsonb value from a raw cursor (Django's psycopg setup hands them over as text)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _rows(cursor) -> list[dict[str, Any]]:
+    columns = [c.name for c in cursor.description]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+_IDENTITY = """
+SELECT f.*, p.name,
+       (SELECT min(e.external_id) FROM sports_externalidmap e
+         WHERE e.source_code = 'cricsheet' AND e.entity_type = 'participant'
+           AND e.internal_id = f.participant_id) AS registry_id
+  FROM ({fold}) f JOIN sports_participant p ON p.id = f.participant_id
+"""
+
+
+def careers(
+    scope: Scope,
+    *,
+    participant_ids: Iterable[Any] | None = None,
+    ordering: str = "-runs",
+    limit: int | None = None,
+    offset: int = 0,
+    minimum: dict[str, int] | None = None,
+) -> list[dict[str, Any]]:
+    """Every participant's figures in ``scope`` (one row each, with name and registry id),
+    folded live from the lines. ``ordering`` is a figure (``-`` for descending; ties by
+    name); ``minimum`` keeps rows whose figures reach the given values."""
+    expanded = _expand(participant_ids) if participant_ids is not None else None
+    fold, params = _fold_sql(scope, participant_ids=expanded)
+    sql = _IDENTITY.format(fold=fold)
+    descending = ordering.startswith("-")
+    column = ORDERINGS.get(ordering.lstrip("-"))
+    if column is None:
+        raise ValueError(f"ordering: {ordering!r} is not one of {', '.join(sorted(ORDERINGS))}")
+    conditions = []
+    for figure, value in (minimum or {}).items():
+        if figure not in FIGURES:
+            raise ValueError(f"minimum: {figure!r} is not a figure")
+        conditions.append(f"COALESCE(f.{figure}, 0) >= %s")
+        params.append(value)
+    if conditions:
+        sql += " WHERE " + " AND ".join(conditions)
+    sql += (
+        f" ORDER BY {'p.name' if column == 'name' else 'f.' + column}"
+        f" {'DESC NULLS LAST' if descending else 'ASC NULLS LAST'}, p.name, f.participant_id"
+    )
+    if limit is not None:
+        sql += " LIMIT %s OFFSET %s"
+        params += [limit, offset]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = _rows(cursor)
+    for row in rows:
+        row.pop("k", None)
+    return rows
+
+
+def career_count(scope: Scope) -> int:
+    """How many participants have a row in ``scope`` (for pagination)."""
+    where, params = scope.where("l")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""WITH RECURSIVE {_CANON}
+                SELECT COUNT(DISTINCT COALESCE(canon.survivor, l.participant_id))
+                  FROM cricket_cricketappearance l
+                  LEFT JOIN canon ON canon.id = l.participant_id WHERE {where}""",
+            params,
+        )
+        return cursor.fetchone()[0]
+
+
+# --- snapshots ------------------------------------------------------------------------------
+
+# (level, key, super-over modes): career per format and overall, competition root, season.
+_SNAPSHOT_LEVELS = (
+    ("career", "format", SUPER_OVER_MODES),
+    ("career", None, SUPER_OVER_MODES),
+    ("competition", "root", ("exclude",)),
+    ("season", "season", ("exclude",)),
+)
+
+
+def snapshots_rebuild(*, participant_ids: Iterable[Any] | None = None) -> int:
+    """Rebuild the stored snapshots of these participants (every participant when None) and
+    mark them built from their current data version and the running definition. Returns
+    the number of snapshot rows written."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if participant_ids is None:
+            cursor.execute("TRUNCATE cricket_participantaggregatesnapshot")
+            cursor.execute("DELETE FROM cricket_participantaggregatesnapshotstate")
+            # Everyone with a line gets a version row, so their snapshot can be validated.
+            cursor.execute(
+                """INSERT INTO cricket_participantstatisticsversion
+                       (participant_id, data_version, updated_at)
+                   SELECT DISTINCT participant_id, 1, now() FROM cricket_cricketappearance
+                   ON CONFLICT (participant_id) DO NOTHING"""
+            )
+            expanded = None
+            survivors = None
+        else:
+            survivors = sorted({str(pk) for pk in participant_ids})
+            if not survivors:
+                return 0
+            expanded = _expand(survivors)
+            cursor.execute(
+                "DELETE FROM cricket_participantaggregatesnapshot "
+                "WHERE participant_id = ANY(%s::uuid[])",
+                [expanded],
+            )
+        written = 0
+        for level, key, modes in _SNAPSHOT_LEVELS:
+            for mode in modes:
+                fold, params = _fold_sql(Scope(super_overs=mode), key=key, participant_ids=expanded)
+                format_expr = "COALESCE(f.k::text, '')" if key == "format" else "''"
+                competition_expr = "f.k::uuid" if key in ("root", "season") else "NULL::uuid"
+                cursor.execute(
+                    f"""INSERT INTO cricket_participantaggregatesnapshot
+                            (participant_id, level, format_code, competition_id, super_overs, row)
+                        SELECT f.participant_id, %s, {format_expr}, {competition_expr}, %s,
+                               to_jsonb(f) - 'k' - 'participant_id'
+                          FROM ({fold}) f""",
+                    [level, mode, *params],
+                )
+                written += cursor.rowcount
+        # The state rows: built from the version each participant has now.
+        version_filter = ""
+        state_params: list[Any] = [DEFINITION_VERSION]
+        if survivors is not None:
+            version_filter = "WHERE v.participant_id = ANY(%s::uuid[])"
+            state_params.append(expanded)
+        cursor.execute(
+            f"""INSERT INTO cricket_participantaggregatesnapshotstate
+                    (participant_id, data_version, definition_version, refresh_count,
+                     failed_attempts, built_at)
+                SELECT v.participant_id, v.data_version, %s, 1, 0, now()
+                  FROM cricket_participantstatisticsversion v {version_filter}
+                ON CONFLICT (participant_id) DO UPDATE
+                   SET data_version = EXCLUDED.data_version,
+                       definition_version = EXCLUDED.definition_version,
+                       refresh_count = cricket_participantaggregatesnapshotstate.refresh_count + 1,
+                       failed_attempts = 0, built_at = now()""",
+            state_params,
+        )
+    return written
+
+
+def snapshots_invalidate_all() -> int:
+    """The wholesale invalidation (seed §6 ``invalidate_participant_aggregate_snapshots``):
+    every stored snapshot goes. Any write to aggregate inputs that does not advance
+    participant versions must call it. Returns the number of rows removed."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM cricket_participantaggregatesnapshot")
+        removed = cursor.rowcount
+        cursor.execute("DELETE FROM cricket_participantaggregatesnapshotstate")
+    return removed
+
+
+_VALID = """
+JOIN cricket_participantaggregatesnapshotstate st ON st.participant_id = s.participant_id
+JOIN cricket_participantstatisticsversion v ON v.participant_id = s.participant_id
+WHERE st.data_version = v.data_version AND st.definition_version = %s
+"""
+
+
+def career_table(*, format_code: str = "", super_overs: str = "exclude") -> list[dict[str, Any]]:
+    """The career row of every participant for one format ("" for all formats), read from
+    the valid snapshots; participants whose snapshot is stale or missing are folded live.
+    Keyed rows carry ``participant_id``."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT s.participant_id, s.row FROM cricket_participantaggregatesnapshot s
+                {_VALID} AND s.level = 'career' AND s.format_code = %s AND s.super_overs = %s""",
+            [DEFINITION_VERSION, format_code, super_overs],
+        )
+        table = {pid: {**_json(row), "participant_id": pid} for pid, row in cursor.fetchall()}
+        cursor.execute(
+            """SELECT v.participant_id FROM cricket_participantstatisticsversion v
+                 LEFT JOIN cricket_participantaggregatesnapshotstate st
+                   ON st.participant_id = v.participant_id
+                 JOIN sports_participant p ON p.id = v.participant_id
+                WHERE p.merged_into_id IS NULL AND (st.participant_id IS NULL
+                   OR st.data_version <> v.data_version OR st.definition_version <> %s)""",
+            [DEFINITION_VERSION],
+        )
+        stale = [row[0] for row in cursor.fetchall()]
+    if stale:
+        for pid in stale:
+            table.pop(pid, None)
+        scope = Scope(format_code=format_code or None, super_overs=super_overs)
+        for row in careers(scope, participant_ids=stale):
+            table[row["participant_id"]] = row
+    return list(table.values())
+
+
+def participant_snapshots(participant_id: Any) -> list[dict[str, Any]] | None:
+    """A participant's stored snapshot rows when valid, else None (fold live instead)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT s.level, s.format_code, s.competition_id, s.super_overs, s.row
+                  FROM cricket_participantaggregatesnapshot s {_VALID}
+                   AND s.participant_id = %s""",
+            [DEFINITION_VERSION, participant_id],
+        )
+        rows = _rows(cursor)
+    for row in rows:
+        row["row"] = _json(row["row"])
+    return rows or None
