@@ -333,9 +333,12 @@ _SNAPSHOT_LEVELS = (
 )
 
 
-def snapshots_rebuild(*, participant_ids: Iterable[Any] | None = None) -> int:
+def snapshots_rebuild(
+    *, participant_ids: Iterable[Any] | None = None, versions: dict[str, int] | None = None
+) -> int:
     """Rebuild the stored snapshots of these participants (every participant when None) and
-    mark them built from their current data version and the running definition. Returns
+    mark them built from the running definition and a data version: ``versions[pid]``
+    where given (the version a refresh bumped them to), else their current one. Returns
     the number of snapshot rows written."""
     with transaction.atomic(), connection.cursor() as cursor:
         if participant_ids is None:
@@ -376,17 +379,23 @@ def snapshots_rebuild(*, participant_ids: Iterable[Any] | None = None) -> int:
                 )
                 written += cursor.rowcount
         # The state rows: built from the version each participant has now.
-        version_filter = ""
+        source = "cricket_participantstatisticsversion v"
         state_params: list[Any] = [DEFINITION_VERSION]
         if survivors is not None:
-            version_filter = "WHERE v.participant_id = ANY(%s::uuid[])"
-            state_params.append(expanded)
+            versions = versions or {}
+            given = [pk for pk in survivors if pk in versions]
+            source = (
+                "(SELECT v.participant_id, v.data_version FROM cricket_participantstatisticsversion v"
+                " WHERE v.participant_id = ANY(%s::uuid[]) AND NOT v.participant_id = ANY(%s::uuid[])"
+                " UNION ALL SELECT unnest(%s::uuid[]), unnest(%s::bigint[])) v"
+            )
+            state_params += [survivors, given, given, [versions[pk] for pk in given]]
         cursor.execute(
             f"""INSERT INTO cricket_participantaggregatesnapshotstate
                     (participant_id, data_version, definition_version, refresh_count,
                      failed_attempts, built_at)
                 SELECT v.participant_id, v.data_version, %s, 1, 0, now()
-                  FROM cricket_participantstatisticsversion v {version_filter}
+                  FROM {source}
                 ON CONFLICT (participant_id) DO UPDATE
                    SET data_version = EXCLUDED.data_version,
                        definition_version = EXCLUDED.definition_version,

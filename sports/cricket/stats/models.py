@@ -334,6 +334,9 @@ class StatisticsRefreshDependency(models.Model):
     participant = models.ForeignKey(
         Participant, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
+    # Career scope: the participant's data version after this refresh's bump; the run marks
+    # their snapshot built from it.
+    data_version = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
