@@ -385,8 +385,10 @@ def snapshots_rebuild(
             versions = versions or {}
             given = [pk for pk in survivors if pk in versions]
             source = (
-                "(SELECT v.participant_id, v.data_version FROM cricket_participantstatisticsversion v"
-                " WHERE v.participant_id = ANY(%s::uuid[]) AND NOT v.participant_id = ANY(%s::uuid[])"
+                "(SELECT v.participant_id, v.data_version"
+                " FROM cricket_participantstatisticsversion v"
+                " WHERE v.participant_id = ANY(%s::uuid[])"
+                " AND NOT v.participant_id = ANY(%s::uuid[])"
                 " UNION ALL SELECT unnest(%s::uuid[]), unnest(%s::bigint[])) v"
             )
             state_params += [survivors, given, given, [versions[pk] for pk in given]]

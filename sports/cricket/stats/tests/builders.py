@@ -49,8 +49,16 @@ def innings(*overs: list[dict], team="Home", **more) -> dict:
     }
 
 
-def document(*innings_list: dict, players=None, registry=None, match_type="T20",
-             gender="male", day="2024-05-01", balls_per_over=6, event="Hand Trophy") -> dict:  # fmt: skip
+def document(
+    *innings_list: dict,
+    players=None,
+    registry=None,
+    match_type="T20",
+    gender="male",
+    day="2024-05-01",
+    balls_per_over=6,
+    event="Hand Trophy",
+) -> dict:
     players = players or {"Home": HOME, "Away": AWAY}
     return {
         "meta": {"data_version": "1.1.0", "created": "2024-05-02", "revision": 1},

@@ -30,9 +30,7 @@ def _careers(**scope) -> dict:
 def test_seven_deliveries_under_one_printed_label_are_seven_balls_faced_one_legal():
     over = [ball(runs=0, extras={"noballs": 1}) for _ in range(6)] + [ball(runs=1)]
     (fixture,) = _build(document(innings(over)))
-    labels = set(
-        fixture.innings.get().deliveries.current().values_list("ball_label", flat=True)
-    )
+    labels = set(fixture.innings.get().deliveries.current().values_list("ball_label", flat=True))
     assert labels == {"0.1"}
     rows = _careers()
     assert (rows[A]["balls_faced"], rows[X]["legal_balls"], rows[X]["runs_conceded"]) == (7, 1, 7)
