@@ -41,7 +41,7 @@ from sports.services.common import Actor, actor_label, audit_person
 # Everyone a fixture names: its current lines (the state before the write) and its live
 # deliveries, wickets, fielders and squad (the state after it). Answered as survivors.
 _AFFECTED = """
-WITH named AS (
+WITH RECURSIVE named AS (
     SELECT participant_id AS pid FROM cricket_cricketappearance
      WHERE fixture_id = ANY(%(ids)s::uuid[])
     UNION SELECT unnest(ARRAY[d.batter_id, d.bowler_id, d.non_striker_id])
