@@ -160,7 +160,7 @@ def test_the_wholesale_invalidation_removes_every_snapshot_and_reads_fold_live()
 
 
 def test_a_merged_participant_counts_for_the_survivor():
-    first, second = _two_matches()
+    _two_matches()
     other = import_match(
         document(
             innings([ball("Q Batter", runs=9)]),
