@@ -717,4 +717,4 @@ class DeliveryCorrectionHistory(models.Model):
         return f"correction of delivery {self.previous_delivery_id}: {self.reason[:60]}"
 
 
-from sports.cricket.stats.models import *  # noqa: E402,F401,F403
+from sports.cricket.stats.models import *  # noqa: E402,F403

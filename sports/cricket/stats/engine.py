@@ -102,12 +102,12 @@ _SCOPE_VALUES = (
 
 _BATTING = f"""
 WITH {_FIXTURES},
-people AS (
+people AS MATERIALIZED (
     SELECT innings_id, batter_id AS pid FROM d
     UNION SELECT innings_id, non_striker_id FROM d
     UNION SELECT innings_id, player_out_id FROM w
 ),
-bat AS (
+bat AS MATERIALIZED (
     SELECT innings_id, batter_id AS pid,
            SUM(runs_batter) AS runs,
            COUNT(*) FILTER (WHERE NOT wide) AS balls,
@@ -115,7 +115,7 @@ bat AS (
            COUNT(*) FILTER (WHERE runs_batter = 6 AND NOT non_boundary) AS sixes
       FROM d GROUP BY innings_id, batter_id
 ),
-outs AS (
+outs AS MATERIALIZED (
     SELECT innings_id, player_out_id AS pid, COUNT(*) FILTER (WHERE is_dismissal) AS outs
       FROM w GROUP BY innings_id, player_out_id
 )
@@ -134,13 +134,13 @@ SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, p.pid, inn.batting_team_id,
 
 _BOWLING = f"""
 WITH {_FIXTURES},
-overs AS (
+overs AS MATERIALIZED (
     SELECT innings_id, over_number, (array_agg(bowler_id))[1] AS bowler_id,
            COUNT(DISTINCT bowler_id) AS bowlers, SUM(conceded) AS conceded,
            COUNT(*) FILTER (WHERE NOT (wide OR noball)) AS legal
       FROM d GROUP BY innings_id, over_number
 ),
-maidens AS (
+maidens AS MATERIALIZED (
     SELECT o.innings_id, o.bowler_id, COUNT(*) AS maidens
       FROM overs o
       JOIN inn ON inn.id = o.innings_id
@@ -150,13 +150,13 @@ maidens AS (
      WHERE o.bowlers = 1 AND o.conceded = 0 AND o.legal >= COALESCE(m.balls, fx.balls_per_over)
      GROUP BY o.innings_id, o.bowler_id
 ),
-bowl AS (
+bowl AS MATERIALIZED (
     SELECT innings_id, bowler_id AS pid,
            COUNT(*) FILTER (WHERE NOT (wide OR noball)) AS legal_balls,
            SUM(conceded) AS conceded, SUM(wides) AS wides, SUM(noballs) AS noballs
       FROM d GROUP BY innings_id, bowler_id
 ),
-wk AS (
+wk AS MATERIALIZED (
     SELECT innings_id, bowler_id AS pid, COUNT(*) AS wickets
       FROM w WHERE credits_bowler GROUP BY innings_id, bowler_id
 )
@@ -175,7 +175,7 @@ SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, b.pid,
 
 _FIELDING = f"""
 WITH {_FIXTURES},
-credits AS (
+credits AS MATERIALIZED (
     SELECT w.innings_id, f.participant_id AS pid, w.kind, f.substitute
       FROM w JOIN cricket_deliverywicketfielder f ON f.wicket_id = w.id
      WHERE f.participant_id IS NOT NULL AND w.kind IN ('caught', 'stumped', 'run-out')
@@ -203,12 +203,14 @@ SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, c.pid,
 
 _TEAM = f"""
 WITH {_FIXTURES},
-tot AS (
+tot AS MATERIALIZED (
     SELECT innings_id, SUM(runs_total) AS runs, SUM(runs_extras) AS extras,
            COUNT(*) FILTER (WHERE NOT (wide OR noball)) AS legal_balls
       FROM d GROUP BY innings_id
 ),
-wk AS (SELECT innings_id, COUNT(*) AS wickets FROM w WHERE is_dismissal GROUP BY innings_id)
+wk AS MATERIALIZED (
+    SELECT innings_id, COUNT(*) AS wickets FROM w WHERE is_dismissal GROUP BY innings_id
+)
 INSERT INTO cricket_cricketteaminningsline
     ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, team_id, total, wickets, legal_balls,
      extras, penalty_runs)
@@ -223,7 +225,7 @@ SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, inn.batting_team_id,
 
 _APPEARANCES = f"""
 WITH {_FIXTURES},
-named AS (
+named AS MATERIALIZED (
     SELECT innings_id, batter_id AS pid FROM d
     UNION SELECT innings_id, bowler_id FROM d
     UNION SELECT innings_id, non_striker_id FROM d
@@ -232,7 +234,7 @@ named AS (
       FROM w JOIN cricket_deliverywicketfielder f ON f.wicket_id = w.id
      WHERE f.participant_id IS NOT NULL
 ),
-rows AS (
+rows AS MATERIALIZED (
     SELECT inn.fixture_id, n.pid, inn.super_over
       FROM named n JOIN inn ON inn.id = n.innings_id
     UNION
