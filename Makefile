@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api bench-corrections
+.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api bench-corrections bench-stats verify-stats
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -84,3 +84,9 @@ bench-ingest: services ## Benchmark: import the Cricsheet dev corpus into an emp
 
 bench-api: services ## Benchmark: API endpoints under gunicorn vs a bare Django view (p50/p95, ratio)
 	$(PY) bench/api.py $(BENCH_ARGS)
+
+bench-stats: services ## Benchmark: cricket statistics full rebuild vs one fixture's refresh, career table read
+	$(PY) bench/stats.py $(BENCH_ARGS)
+
+verify-stats: services ## Compare every cricket career in the database with a recomputation from the dev corpus files
+	DEBUG=$${DEBUG:-true} $(MANAGE) verify_cricket_statistics $(VERIFY_ARGS)
