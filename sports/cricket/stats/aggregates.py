@@ -113,7 +113,7 @@ class Scope:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "format": self.format_code or None,
+            "match_type": self.format_code or None,
             "gender": self.gender or None,
             "competition": str(self.competition_id) if self.competition_id else None,
             "season": self.season or None,
@@ -231,7 +231,7 @@ SELECT app.pid AS participant_id, app.k AS k,
     return sql, params
 
 
-def _expand(participant_ids: Iterable[Any]) -> list[str]:
+def expand_merged(participant_ids: Iterable[Any]) -> list[str]:
     """The participants and every row merged into them (at any depth)."""
     ids = sorted({str(pk) for pk in participant_ids})
     if not ids:
@@ -278,7 +278,7 @@ def careers(
     """Every participant's figures in ``scope`` (one row each, with name and registry id),
     folded live from the lines. ``ordering`` is a figure (``-`` for descending; ties by
     name); ``minimum`` keeps rows whose figures reach the given values."""
-    expanded = _expand(participant_ids) if participant_ids is not None else None
+    expanded = expand_merged(participant_ids) if participant_ids is not None else None
     fold, params = _fold_sql(scope, participant_ids=expanded)
     sql = _IDENTITY.format(fold=fold)
     descending = ordering.startswith("-")
@@ -308,14 +308,16 @@ def careers(
     return rows
 
 
-def career_count(scope: Scope) -> int:
-    """How many participants have a row in ``scope`` (for pagination)."""
+def career_count(scope: Scope, *, bowlers: bool = False) -> int:
+    """How many participants have a row in ``scope`` (bowlers: a bowling row), for
+    pagination."""
     where, params = scope.where("l")
+    table = "cricket_cricketbowlingline" if bowlers else "cricket_cricketappearance"
     with connection.cursor() as cursor:
         cursor.execute(
             f"""WITH RECURSIVE {_CANON}
                 SELECT COUNT(DISTINCT COALESCE(canon.survivor, l.participant_id))
-                  FROM cricket_cricketappearance l
+                  FROM {table} l
                   LEFT JOIN canon ON canon.id = l.participant_id WHERE {where}""",
             params,
         )
@@ -357,7 +359,7 @@ def snapshots_rebuild(
             survivors = sorted({str(pk) for pk in participant_ids})
             if not survivors:
                 return 0
-            expanded = _expand(survivors)
+            expanded = expand_merged(survivors)
             cursor.execute(
                 "DELETE FROM cricket_participantaggregatesnapshot "
                 "WHERE participant_id = ANY(%s::uuid[])",

@@ -169,7 +169,7 @@ def scope_from_dict(data: dict[str, Any]) -> Scope:
     import datetime as dt
 
     return Scope(
-        format_code=data.get("format") or None,
+        format_code=data.get("match_type") or None,
         gender=data.get("gender") or None,
         competition_id=data.get("competition") or None,
         season=data.get("season") or None,
