@@ -158,7 +158,7 @@ def _fold_sql(
 ) -> tuple[str, list[Any]]:
     """The fold: one row per (participant[, key]) with every figure. ``key`` adds one
     grouping column ``k`` (format, competition root or season node)."""
-    key_expr, key_join = _LEVEL_KEYS[key] if key else ("NULL::text", "")
+    key_expr, key_join = _LEVEL_KEYS[key] if key else ("''", "")
     where, where_params = scope.where("l")
     params: list[Any] = []
     parts = []
@@ -175,7 +175,7 @@ def _fold_sql(
             extra = [participant_ids]
         parts.append(
             f"""{name}_l AS (
-    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, {key_expr} AS k, l.*
+    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, ({key_expr})::text AS k, l.*
       FROM {table} l LEFT JOIN canon ON canon.id = l.participant_id {key_join}
      WHERE {where}{only}
 )"""
@@ -224,9 +224,9 @@ SELECT app.pid AS participant_id, app.k AS k,
        COALESCE(bowl.wickets, 0) AS wickets, COALESCE(bowl.maidens, 0) AS maidens,
        bowl.best_wickets, bowl.best_runs
   FROM app
-  LEFT JOIN bat ON bat.pid = app.pid AND bat.k IS NOT DISTINCT FROM app.k
-  LEFT JOIN fld ON fld.pid = app.pid AND fld.k IS NOT DISTINCT FROM app.k
-  LEFT JOIN bowl ON bowl.pid = app.pid AND bowl.k IS NOT DISTINCT FROM app.k
+  LEFT JOIN bat ON bat.pid = app.pid AND bat.k = app.k
+  LEFT JOIN fld ON fld.pid = app.pid AND fld.k = app.k
+  LEFT JOIN bowl ON bowl.pid = app.pid AND bowl.k = app.k
 """
     return sql, params
 
@@ -369,7 +369,7 @@ def snapshots_rebuild(
         for level, key, modes in _SNAPSHOT_LEVELS:
             for mode in modes:
                 fold, params = _fold_sql(Scope(super_overs=mode), key=key, participant_ids=expanded)
-                format_expr = "COALESCE(f.k::text, '')" if key == "format" else "''"
+                format_expr = "f.k" if key == "format" else "''"
                 competition_expr = "f.k::uuid" if key in ("root", "season") else "NULL::uuid"
                 cursor.execute(
                     f"""INSERT INTO cricket_participantaggregatesnapshot

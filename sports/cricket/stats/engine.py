@@ -71,6 +71,7 @@ inn AS (
     SELECT i.id, i.fixture_id, i.ordinal, i.super_over, i.batting_team_id,
            COALESCE(i.penalty_runs_pre, 0) + COALESCE(i.penalty_runs_post, 0) AS penalty_runs
       FROM cricket_innings i JOIN fx ON fx.id = i.fixture_id
+     WHERE {deliveries_innings}
 ),
 d AS (
     SELECT d.id, d.innings_id, d.over_number, d.batter_id, d.bowler_id, d.non_striker_id,
@@ -84,7 +85,7 @@ d AS (
                     THEN COALESCE(d.extra_byes, 0) + COALESCE(d.extra_legbyes, 0)
                     ELSE 0 END AS conceded
       FROM cricket_delivery d JOIN inn ON inn.id = d.innings_id
-     WHERE d.is_current
+     WHERE d.is_current AND {deliveries}
 ),
 w AS (
     SELECT w.id, d.innings_id, d.bowler_id, w.player_out_id, k.code AS kind,
@@ -269,8 +270,22 @@ def lines_rebuild(*, fixture_ids: Iterable[Any]) -> int:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", [pk])
         for table in LINE_TABLES:
             cursor.execute(f"DELETE FROM {table} WHERE fixture_id = ANY(%s::uuid[])", [ids])
+        # The innings as a constant list: the deliveries are then read through the live
+        # (innings, ...) index whatever the planner's statistics say.
+        cursor.execute(
+            "SELECT id::text FROM cricket_innings WHERE fixture_id = ANY(%s::uuid[])", [ids]
+        )
+        innings = [row[0] for row in cursor.fetchall()]
+        params = {"ids": ids, "innings": innings}
         for statement in _STATEMENTS:
-            cursor.execute(statement.format(where="f.id = ANY(%s::uuid[])"), [ids])
+            cursor.execute(
+                statement.format(
+                    where="f.id = ANY(%(ids)s::uuid[])",
+                    deliveries_innings="i.id = ANY(%(innings)s::uuid[])",
+                    deliveries="d.innings_id = ANY(%(innings)s::uuid[])",
+                ),
+                params,
+            )
             written += cursor.rowcount
     return written
 
@@ -284,7 +299,9 @@ def lines_rebuild_all() -> int:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_GLOBAL_LOCK])
         cursor.execute(f"TRUNCATE {', '.join(LINE_TABLES)}")
         for statement in _STATEMENTS:
-            cursor.execute(statement.format(where="true"))
+            cursor.execute(
+                statement.format(where="true", deliveries_innings="true", deliveries="true")
+            )
             written += cursor.rowcount
         for table in LINE_TABLES:
             cursor.execute(f"ANALYZE {table}")

@@ -45,16 +45,15 @@ WITH RECURSIVE named AS (
     SELECT participant_id AS pid FROM cricket_cricketappearance
      WHERE fixture_id = ANY(%(ids)s::uuid[])
     UNION SELECT unnest(ARRAY[d.batter_id, d.bowler_id, d.non_striker_id])
-      FROM cricket_delivery d JOIN cricket_innings i ON i.id = d.innings_id
-     WHERE i.fixture_id = ANY(%(ids)s::uuid[]) AND d.is_current
+      FROM cricket_delivery d WHERE d.innings_id = ANY(%(innings)s::uuid[]) AND d.is_current
     UNION SELECT w.player_out_id
       FROM cricket_deliverywicket w JOIN cricket_delivery d ON d.id = w.delivery_id
-      JOIN cricket_innings i ON i.id = d.innings_id
-     WHERE i.fixture_id = ANY(%(ids)s::uuid[]) AND d.is_current
+     WHERE d.innings_id = ANY(%(innings)s::uuid[]) AND d.is_current
     UNION SELECT f.participant_id
       FROM cricket_deliverywicketfielder f JOIN cricket_deliverywicket w ON w.id = f.wicket_id
-      JOIN cricket_delivery d ON d.id = w.delivery_id JOIN cricket_innings i ON i.id = d.innings_id
-     WHERE i.fixture_id = ANY(%(ids)s::uuid[]) AND d.is_current AND f.participant_id IS NOT NULL
+      JOIN cricket_delivery d ON d.id = w.delivery_id
+     WHERE d.innings_id = ANY(%(innings)s::uuid[]) AND d.is_current
+       AND f.participant_id IS NOT NULL
     UNION SELECT c.participant_id FROM sports_fixturecompetitor c
      WHERE c.fixture_id = ANY(%(ids)s::uuid[]) AND c.parent_id IS NOT NULL
        AND c.participant_id IS NOT NULL
@@ -135,7 +134,12 @@ def statistics_refresh(
             reason=reason.strip()[:256], actor=label, submission=submission, fixture_ids=fixtures
         )
         with connection.cursor() as cursor:
-            cursor.execute(_AFFECTED, {"ids": fixtures, "extra": extra})
+            cursor.execute(
+                "SELECT id::text FROM cricket_innings WHERE fixture_id = ANY(%s::uuid[])",
+                [fixtures],
+            )
+            innings = [row[0] for row in cursor.fetchall()]
+            cursor.execute(_AFFECTED, {"ids": fixtures, "innings": innings, "extra": extra})
             affected = sorted(str(row[0]) for row in cursor.fetchall())
             cursor.execute(_NODES, {"ids": fixtures})
             nodes = cursor.fetchall()
