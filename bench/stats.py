@@ -58,6 +58,10 @@ def load(limit: int) -> None:
             islice(iter_sources([ARCHIVE]), limit), progress=lambda _: bar.update(1)
         )
     print(summary.line(), flush=True)
+    from django.db import connection
+
+    with connection.cursor() as cursor:  # fresh statistics, as autovacuum would leave them
+        cursor.execute("ANALYZE")
 
 
 def main() -> None:
