@@ -53,7 +53,7 @@ def load(limit: int) -> None:
     if have >= limit:
         print(f"database holds {have} cricket fixtures", flush=True)
         return
-    with tqdm(total=limit, unit="match", initial=have) as bar:
+    with tqdm(total=limit, unit="match") as bar:
         summary = Importer().run_sources(
             islice(iter_sources([ARCHIVE]), limit), progress=lambda _: bar.update(1)
         )

@@ -259,7 +259,10 @@ def _ids(fixture_ids: Iterable[Any]) -> list[str]:
 def lines_rebuild(*, fixture_ids: Iterable[Any]) -> int:
     """Rebuild every line of these fixtures from their live deliveries, in one transaction:
     their old lines go, the new ones are inserted set-based. Returns the number of line
-    rows written. A fixture that is not public ends with no lines."""
+    rows written. A fixture that is not public ends with no lines.
+
+    Writers do not call this directly: they call ``refresh.statistics_refresh``, which also
+    moves the participants' data versions so no stale snapshot is read."""
     ids = _ids(fixture_ids)
     if not ids:
         return 0

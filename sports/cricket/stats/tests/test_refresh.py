@@ -218,3 +218,14 @@ def test_a_real_worker_runs_the_refresh_enqueued_on_commit(celery_worker_process
     assert refresh.status == "done", refresh.error
     assert careers(Scope())[0]["runs"] == 4
     assert participant_snapshots(careers(Scope())[0]["participant_id"]) is not None
+
+
+def test_a_new_definition_version_makes_every_snapshot_stale(monkeypatch):
+    from sports.cricket.stats import aggregates
+
+    _two_matches()
+    a_id = careers(Scope(), ordering="-runs", limit=1)[0]["participant_id"]
+    assert participant_snapshots(a_id) is not None
+    monkeypatch.setattr(aggregates, "DEFINITION_VERSION", aggregates.DEFINITION_VERSION + 1)
+    assert participant_snapshots(a_id) is None
+    assert {r["participant_id"]: r["runs"] for r in career_table()}[a_id] == 7
