@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api bench-corrections
+.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api bench-corrections bench-batches
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -84,3 +84,6 @@ bench-ingest: services ## Benchmark: import the Cricsheet dev corpus into an emp
 
 bench-api: services ## Benchmark: API endpoints under gunicorn vs a bare Django view (p50/p95, ratio)
 	$(PY) bench/api.py $(BENCH_ARGS)
+
+bench-batches: services ## Benchmark: a reviewed batch (submit, validate, publish) vs the corpus import, per delivery
+	$(PY) bench/batches.py $(BENCH_ARGS)
