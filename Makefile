@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api bench-corrections bench-stats verify-stats
+.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api bench-corrections bench-stats verify-stats bench-batches
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -90,3 +90,6 @@ bench-stats: services ## Benchmark: cricket statistics full rebuild vs one fixtu
 
 verify-stats: services ## Compare every cricket career in the database with a recomputation from the dev corpus files
 	DEBUG=$${DEBUG:-true} $(MANAGE) verify_cricket_statistics $(VERIFY_ARGS)
+
+bench-batches: services ## Benchmark: a reviewed batch (submit, validate, publish) vs the corpus import, per delivery
+	$(PY) bench/batches.py $(BENCH_ARGS)

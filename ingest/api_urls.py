@@ -1,5 +1,10 @@
 """API routes of the ingest app (mounted under /api/v1/ by omnium/urls.py)."""
 
-from django.urls import path  # noqa: F401
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list = []
+from ingest.batches.apis import BatchViewSet
+
+router = SimpleRouter()
+router.register("batches", BatchViewSet, basename="batch")
+
+urlpatterns: list = router.urls

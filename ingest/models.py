@@ -267,3 +267,16 @@ class StoredObject(UUIDModel):
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.sha256[:12]}…)"
+
+
+# --- Staged batches (issue 9): the tables live in ingest/batches/models.py -----------------
+from ingest.batches.models import (  # noqa: E402, F401
+    Batch,
+    BatchCheckpoint,
+    BatchItem,
+    BatchParticipantOnboardingTask,
+    BatchReviewDecision,
+    BatchState,
+    BatchStateTransition,
+    BatchValidationResult,
+)

@@ -1,0 +1,254 @@
+"""The reviewer's console for staged batches: the queue, each batch item by item with its
+validation result and resolution evidence, approve / reject with a required reason, and
+onboarding tasks. Read-only otherwise: batches change only through their services."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Count, Q
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.utils.html import format_html
+
+from accounts.forms import ReasonForm
+from ingest.batches import services
+from ingest.batches.models import (
+    Batch,
+    BatchItem,
+    BatchParticipantOnboardingTask,
+    BatchReviewDecision,
+    BatchStateTransition,
+    OnboardingDecision,
+)
+from ingest.batches.permissions import may_review_batches
+from ingest.batches.tasks import publish_after_commit
+
+
+class ReviewersOnly:
+    """Reviewers (and editors, administrators) read; nobody edits or deletes in place."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return may_review_batches(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return may_review_batches(request.user)
+
+    def has_review_permission(self, request: HttpRequest) -> bool:
+        return may_review_batches(request.user)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+def _pretty(value) -> str:
+    return format_html("<pre>{}</pre>", json.dumps(value, indent=1, ensure_ascii=False))
+
+
+class ItemInline(ReviewersOnly, admin.TabularInline):
+    model = BatchItem
+    fields = (
+        "ordinal",
+        "source_identity",
+        "filename",
+        "outcome",
+        "problems_shown",
+        "resolution_shown",
+        "operation",
+        "corrects_source_identity",
+        "correction_target",
+        "publication",
+        "fixture",
+    )
+    readonly_fields = fields
+    extra = 0
+
+    @admin.display(description="problems")
+    def problems_shown(self, item: BatchItem) -> str:
+        return _pretty(item.problems) if item.problems else "-"
+
+    @admin.display(description="resolution evidence")
+    def resolution_shown(self, item: BatchItem) -> str:
+        return _pretty(item.resolution) if item.resolution else "-"
+
+
+class TaskInline(ReviewersOnly, admin.TabularInline):
+    model = BatchParticipantOnboardingTask
+    fields = ("task_reference", "name", "registry_id", "reason", "candidates", "decision")
+    readonly_fields = fields
+    extra = 0
+
+
+class DecisionInline(ReviewersOnly, admin.TabularInline):
+    model = BatchReviewDecision
+    fields = ("decision", "reviewer", "reason", "created_at")
+    readonly_fields = fields
+    extra = 0
+
+
+class TransitionInline(ReviewersOnly, admin.TabularInline):
+    model = BatchStateTransition
+    fields = ("from_state", "to_state", "actor", "reason", "created_at")
+    readonly_fields = fields
+    extra = 0
+
+
+def _reason_page(modeladmin, request, queryset, *, title: str, action: str):
+    form = ReasonForm(request.POST if "confirm" in request.POST else None)
+    return TemplateResponse(
+        request,
+        "admin/accounts/reason_confirmation.html",
+        {
+            **modeladmin.admin_site.each_context(request),
+            "title": title,
+            "action": action,
+            "queryset": queryset,
+            "form": form,
+            "opts": modeladmin.model._meta,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        },
+    )
+
+
+@admin.register(Batch)
+class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
+    list_display = ("__str__", "submitter", "state", "files", "outstanding_tasks", "created_at")
+    list_filter = ("state",)
+    search_fields = ("id", "submitter__username", "idempotency_key")
+    readonly_fields = (
+        "submitter",
+        "competition",
+        "idempotency_key",
+        "package_version",
+        "sha256",
+        "state",
+        "superseded_by",
+        "created_at",
+        "updated_at",
+    )
+    fields = readonly_fields
+    inlines = (ItemInline, TaskInline, DecisionInline, TransitionInline)
+    actions = ("approve", "reject")
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("submitter")
+            .annotate(
+                file_count=Count("items", distinct=True),
+                open_tasks=Count(
+                    "onboarding_tasks",
+                    filter=Q(onboarding_tasks__decision=OnboardingDecision.OUTSTANDING),
+                    distinct=True,
+                ),
+            )
+        )
+
+    @admin.display(description="files", ordering="file_count")
+    def files(self, batch: Batch) -> int:
+        return batch.file_count
+
+    @admin.display(description="onboarding tasks outstanding", ordering="open_tasks")
+    def outstanding_tasks(self, batch: Batch) -> int:
+        return batch.open_tasks
+
+    @admin.action(description="Approve and publish (with a reason)", permissions=["review"])
+    def approve(self, request, queryset):
+        return self._decide(request, queryset, approve=True)
+
+    @admin.action(description="Reject (with a reason)", permissions=["review"])
+    def reject(self, request, queryset):
+        return self._decide(request, queryset, approve=False)
+
+    def _decide(self, request, queryset, *, approve: bool):
+        action = "approve" if approve else "reject"
+        form = ReasonForm(request.POST) if "confirm" in request.POST else None
+        if form is None or not form.is_valid():
+            title = "Approve and publish these batches" if approve else "Reject these batches"
+            return _reason_page(self, request, queryset, title=title, action=action)
+        done = 0
+        for batch in queryset:
+            try:
+                with transaction.atomic():
+                    batch = services.batch_review(
+                        batch=batch,
+                        reviewer=request.user,
+                        approve=approve,
+                        reason=form.cleaned_data["reason"],
+                    )
+                    if approve:
+                        publish_after_commit(batch)
+                done += 1
+            except (PermissionDenied, ValidationError) as error:
+                text = "; ".join(error.messages) if hasattr(error, "messages") else str(error)
+                self.message_user(request, f"{batch}: {text}", messages.ERROR)
+        if done:
+            verb = "approved (publishing)" if approve else "rejected"
+            self.message_user(request, f"{done} batch(es) {verb}.")
+        return None
+
+
+@admin.register(BatchParticipantOnboardingTask)
+class OnboardingTaskAdmin(ReviewersOnly, admin.ModelAdmin):
+    list_display = ("task_reference", "batch", "name", "registry_id", "candidates", "decision")
+    list_filter = ("decision",)
+    search_fields = ("task_reference", "name", "registry_id")
+    readonly_fields = (
+        "task_reference",
+        "batch",
+        "item",
+        "name",
+        "registry_id",
+        "reason",
+        "candidates",
+        "decision",
+        "participant",
+        "resolved_by",
+        "resolved_at",
+    )
+    fields = readonly_fields
+    actions = ("link_to_candidate", "accept_creation")
+
+    @admin.action(
+        description="Link to the participant of the same name (one candidate only)",
+        permissions=["review"],
+    )
+    def link_to_candidate(self, request, queryset):
+        from sports.models import Participant
+
+        for task in queryset:
+            if len(task.candidates) != 1:
+                self.message_user(
+                    request,
+                    f"{task.task_reference}: {len(task.candidates)} candidates; answer it "
+                    "through the API naming the participant",
+                    messages.ERROR,
+                )
+                continue
+            self._resolve(request, task, participant=Participant.objects.get(pk=task.candidates[0]))
+
+    @admin.action(description="Accept as a new participant", permissions=["review"])
+    def accept_creation(self, request, queryset):
+        for task in queryset:
+            self._resolve(request, task, create=True)
+
+    def _resolve(self, request, task, **answer) -> None:
+        try:
+            services.onboarding_task_resolve(
+                task_reference=task.task_reference, reviewer=request.user, **answer
+            )
+        except (PermissionDenied, ValidationError) as error:
+            text = "; ".join(error.messages) if hasattr(error, "messages") else str(error)
+            self.message_user(request, f"{task.task_reference}: {text}", messages.ERROR)
+        else:
+            self.message_user(request, f"{task.task_reference}: answered.")

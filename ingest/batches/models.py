@@ -1,0 +1,343 @@
+"""The batch-staging tables. Imported by ``ingest.models`` (they belong to the ingest app).
+
+A batch is what one submitter uploaded under one idempotency key; its items are the match
+files in payload order. Nothing in a batch is public until a reviewer approves it and the
+publication phase writes each item through the Cricsheet importer (accepted submissions).
+Batches, items, validation results, review decisions and state transitions are provenance:
+never deleted; the last three are append-only.
+"""
+
+from __future__ import annotations
+
+import pgtrigger
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from omnium.models import UUIDModel
+
+USER = settings.AUTH_USER_MODEL
+SHA256 = r"^[0-9a-f]{64}$"
+
+
+class BatchState(models.TextChoices):
+    RECEIVED = "received", "Received"
+    VALIDATING = "validating", "Validating"
+    AWAITING_REVIEW = "awaiting_review", "Awaiting review"
+    INVALID = "invalid", "Invalid"
+    APPROVED = "approved", "Approved"
+    PUBLISHING = "publishing", "Publishing"
+    PUBLISHED = "published", "Published"
+    REJECTED = "rejected", "Rejected"
+
+
+class Batch(UUIDModel):
+    submitter = models.ForeignKey(USER, on_delete=models.PROTECT, related_name="batches")
+    competition = models.ForeignKey(
+        "sports.Competition",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="batches",
+    )
+    idempotency_key = models.CharField(max_length=200)
+    package_version = models.CharField(max_length=32, default="cricsheet-json-1")
+    # SHA-256 of the package: of the lines "<file name>\t<file sha256>" in payload order, so
+    # the same files under the same names in the same order are the same package.
+    sha256 = models.CharField(max_length=64)
+    state = models.CharField(max_length=16, choices=BatchState.choices, default=BatchState.RECEIVED)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="supersedes"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submitter", "idempotency_key"], name="batch_idempotency_per_submitter"
+            ),
+            models.CheckConstraint(condition=Q(sha256__regex=SHA256), name="batch_sha256_shape"),
+            models.CheckConstraint(
+                condition=~Q(idempotency_key=""), name="batch_idempotency_key_present"
+            ),
+            models.CheckConstraint(
+                condition=~Q(superseded_by=models.F("id")), name="batch_not_superseding_itself"
+            ),
+        ]
+        indexes = [models.Index(fields=["state", "created_at"], name="batch_state_queue")]
+        triggers = [pgtrigger.Protect(name="batch_never_deleted", operation=pgtrigger.Delete)]
+        verbose_name_plural = "batches"
+
+    def __str__(self) -> str:
+        return f"batch {self.pk} ({self.get_state_display()})"
+
+
+class ItemOutcome(models.TextChoices):
+    PENDING = "pending", "Not validated yet"
+    VALID = "valid", "Valid"
+    INVALID = "invalid", "Invalid"
+
+
+class ItemOperation(models.TextChoices):
+    CREATE = "create", "Create a fixture"
+    CORRECT = "correct", "Correct a published fixture"
+
+
+class PublicationOutcome(models.TextChoices):
+    PENDING = "pending", "Not published"
+    PUBLISHED = "published", "Published"
+    UNCHANGED = "unchanged", "Already published from the same bytes"
+    AWAITING_CORRECTION_PATH = "awaiting_correction", "Awaiting the correction path"
+    FAILED = "failed", "Failed at publication"
+
+
+class BatchItem(models.Model):
+    """One submitted match file, kept whole (its bytes) with what validation found."""
+
+    id = models.BigAutoField(primary_key=True)
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="items")
+    ordinal = models.PositiveIntegerField()
+    source_identity = models.CharField(max_length=64)  # the Cricsheet match id
+    filename = models.CharField(max_length=512)
+    raw = models.BinaryField()
+    sha256 = models.CharField(max_length=64)
+    byte_size = models.PositiveIntegerField()
+    outcome = models.CharField(
+        max_length=16, choices=ItemOutcome.choices, default=ItemOutcome.PENDING
+    )
+    problems = models.JSONField(default=list, blank=True)
+    # Per registry person: name, registry id, and how it resolved (known/new/ambiguous).
+    resolution = models.JSONField(default=dict, blank=True)
+    operation = models.CharField(
+        max_length=16, choices=ItemOperation.choices, default=ItemOperation.CREATE
+    )
+    corrects_source_identity = models.CharField(max_length=64, blank=True)
+    correction_target = models.ForeignKey(
+        "sports.Fixture", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    publication = models.CharField(
+        max_length=24, choices=PublicationOutcome.choices, default=PublicationOutcome.PENDING
+    )
+    publication_error = models.TextField(blank=True)
+    fixture = models.ForeignKey(
+        "sports.Fixture", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["batch", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "ordinal"], name="batch_item_ordinal_unique"),
+            models.CheckConstraint(
+                condition=Q(sha256__regex=SHA256), name="batch_item_sha256_shape"
+            ),
+            models.CheckConstraint(
+                condition=Q(operation="create", corrects_source_identity="")
+                | (Q(operation="correct") & ~Q(corrects_source_identity="")),
+                name="batch_item_correction_intent_named",
+            ),
+            models.CheckConstraint(
+                condition=Q(publication="pending", published_at__isnull=True)
+                | (~Q(publication="pending") & Q(published_at__isnull=False)),
+                name="batch_item_published_at_all_or_none",
+            ),
+        ]
+        triggers = [pgtrigger.Protect(name="batch_item_never_deleted", operation=pgtrigger.Delete)]
+
+    def __str__(self) -> str:
+        return f"{self.ordinal}. {self.source_identity}"
+
+
+class CheckpointPhase(models.TextChoices):
+    VALIDATE = "validate", "Validation"
+    PUBLISH = "publish", "Publication"
+
+
+class BatchCheckpoint(models.Model):
+    """How far a phase got: the last item ordinal done, who holds it (lease) and how often it
+    was started. Written in the same transaction as the item it records."""
+
+    id = models.BigAutoField(primary_key=True)
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="checkpoints")
+    phase = models.CharField(max_length=16, choices=CheckpointPhase.choices)
+    ordinal = models.PositiveIntegerField(default=0)
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "phase"], name="batch_checkpoint_per_phase"),
+            models.CheckConstraint(
+                condition=Q(lease_owner="", lease_expires_at__isnull=True)
+                | (~Q(lease_owner="") & Q(lease_expires_at__isnull=False)),
+                name="batch_checkpoint_lease_all_or_none",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.batch_id} {self.phase} at {self.ordinal}"
+
+
+class BatchValidationResult(models.Model):
+    """One validation verdict on one item (append-only: a re-validation adds rows)."""
+
+    id = models.BigAutoField(primary_key=True)
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="validation_results")
+    item = models.ForeignKey(BatchItem, on_delete=models.PROTECT, related_name="validation_results")
+    outcome = models.CharField(max_length=16, choices=ItemOutcome.choices)
+    problems = models.JSONField(default=list, blank=True)
+    resolution = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item__ordinal", "created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(outcome="pending"), name="batch_validation_result_decided"
+            )
+        ]
+        triggers = [
+            pgtrigger.Protect(
+                name="batch_validation_result_append_only",
+                operation=pgtrigger.Update | pgtrigger.Delete,
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.outcome}"
+
+
+class ReviewDecision(models.TextChoices):
+    APPROVE = "approve", "Approve"
+    REJECT = "reject", "Reject"
+
+
+class BatchReviewDecision(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="review_decisions")
+    reviewer = models.ForeignKey(USER, on_delete=models.PROTECT, related_name="+")
+    decision = models.CharField(max_length=16, choices=ReviewDecision.choices)
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(reason=""), name="batch_review_decision_has_reason"
+            ),
+        ]
+        triggers = [
+            pgtrigger.Protect(
+                name="batch_review_decision_append_only",
+                operation=pgtrigger.Update | pgtrigger.Delete,
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.decision} {self.batch_id}"
+
+
+class BatchStateTransition(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="transitions")
+    from_state = models.CharField(max_length=16, choices=BatchState.choices, blank=True)
+    to_state = models.CharField(max_length=16, choices=BatchState.choices)
+    actor = models.ForeignKey(
+        USER, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(from_state=models.F("to_state")), name="batch_transition_changes"
+            ),
+        ]
+        triggers = [
+            pgtrigger.Protect(
+                name="batch_state_transition_append_only",
+                operation=pgtrigger.Update | pgtrigger.Delete,
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_state or '-'} -> {self.to_state}"
+
+
+class OnboardingReason(models.TextChoices):
+    NAMESAKE_UNDER_OTHER_ID = (
+        "namesake_under_other_id",
+        ("Unknown registry id, but a participant of the same name exists under another id"),
+    )
+
+
+class OnboardingDecision(models.TextChoices):
+    OUTSTANDING = "outstanding", "Outstanding"
+    LINKED = "linked", "Linked to an existing participant"
+    CREATE = "create", "A new participant is created"
+
+
+class BatchParticipantOnboardingTask(models.Model):
+    """A person a batch names that cannot be resolved deterministically. While any task of
+    a batch is outstanding the batch stays awaiting review. Addressed by ``task_reference``
+    (opaque, unique), never by anything derived from the person."""
+
+    id = models.BigAutoField(primary_key=True)
+    task_reference = models.CharField(max_length=40, unique=True)
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="onboarding_tasks")
+    item = models.ForeignKey(BatchItem, on_delete=models.PROTECT, related_name="onboarding_tasks")
+    participant_key = models.CharField(max_length=300)
+    name = models.CharField(max_length=256)
+    registry_id = models.CharField(max_length=64)
+    reason = models.CharField(max_length=32, choices=OnboardingReason.choices)
+    candidates = models.JSONField(default=list)
+    decision = models.CharField(
+        max_length=16, choices=OnboardingDecision.choices, default=OnboardingDecision.OUTSTANDING
+    )
+    participant = models.ForeignKey(
+        "sports.Participant", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    resolved_by = models.ForeignKey(
+        USER, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(
+                    decision="outstanding", resolved_by__isnull=True, resolved_at__isnull=True
+                )
+                | (
+                    ~Q(decision="outstanding")
+                    & Q(resolved_by__isnull=False, resolved_at__isnull=False)
+                ),
+                name="onboarding_task_resolution_all_or_none",
+            ),
+            models.CheckConstraint(
+                condition=~Q(decision="linked") | Q(participant__isnull=False),
+                name="onboarding_task_link_names_participant",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["batch"],
+                condition=Q(decision="outstanding"),
+                name="onboarding_task_outstanding",
+            )
+        ]
+        triggers = [
+            pgtrigger.Protect(name="onboarding_task_never_deleted", operation=pgtrigger.Delete)
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_reference}: {self.name} ({self.registry_id})"

@@ -1,0 +1,28 @@
+"""Validation and publication of a batch on a real Celery worker."""
+
+import pytest
+
+from ingest.batches import services
+from ingest.batches.models import BatchState
+from ingest.batches.tasks import batch_publish_task, batch_validate_task
+from ingest.tests.batch_factories import SMALL, BatchFactory
+from sports.cricket.tests.factories import seed_dismissal_kinds
+from sports.models import Fixture
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
+
+
+def test_a_batch_validates_and_publishes_on_a_real_worker(
+    celery_worker_process, submitter, reviewer
+):
+    seed_dismissal_kinds()
+    queue = celery_worker_process.queue
+    batch = BatchFactory(submitter=submitter)
+    state = batch_validate_task.apply_async(args=[str(batch.pk)], queue=queue).get(timeout=120)
+    assert state == BatchState.AWAITING_REVIEW
+    batch.refresh_from_db()
+    services.batch_review(batch=batch, reviewer=reviewer, approve=True, reason="ok")
+    state = batch_publish_task.apply_async(args=[str(batch.pk)], queue=queue).get(timeout=120)
+    assert state == BatchState.PUBLISHED
+    assert Fixture.objects.public().count() == len(SMALL)
+    assert batch.checkpoints.get(phase="publish").lease_owner == ""
