@@ -59,6 +59,7 @@ from sports.cricket.services import (
     cricket_team,
     people_cache_load,
 )
+from sports.cricket.stats.refresh import statistics_refresh
 from sports.models import (
     Competition,
     EntityType,
@@ -272,11 +273,19 @@ class Importer:
         actor: Actor = ACTOR,
         kind: str = SubmissionKind.CORPUS_IMPORT,
         note: str = "",
+        refresh: bool = True,
     ) -> None:
         """``actor`` is who submitted the files (their submissions name them); ``kind`` and
-        ``note`` describe where the files came from (a corpus, a reviewed batch...)."""
+        ``note`` describe where the files came from (a corpus, a reviewed batch...).
+
+        ``refresh``: new matches go through the statistics refresh path (once per block of
+        files in a run, once per file otherwise). Off only for a first load into an empty
+        database, which rebuilds every statistic once afterwards
+        (``rebuild_cricket_statistics``) instead of refreshing match by match."""
         self.actor = actor
         self.kind, self.note = kind, note
+        self.refresh = refresh
+        self.unrefreshed: list[Any] = []
         self.caches = _Caches()
         self.summary = ImportSummary()
         self.delivery_ids = _IdPool(Delivery)
@@ -316,6 +325,7 @@ class Importer:
                     self.summary.add(result)
                     if progress:
                         progress(result)
+                self._refresh_statistics()
         except CricsheetRejected as exc:  # a path that is not a match file at all
             self.summary.add(MatchResult(exc.filename, Outcome.REJECTED, error=str(exc)))
         finally:
@@ -341,8 +351,11 @@ class Importer:
             with transaction.atomic():
                 fixture, deliveries = self._write(document, raw=raw, filename=filename, sha=sha)
             self._codes().add(fixture.code)
+            self.unrefreshed.append(fixture.pk)
             if self.known is not None:  # the same id later in this block is now known
                 self.known[match_id] = (fixture.pk, sha)
+            else:  # a file on its own (an upload): its statistics now
+                self._refresh_statistics()
         except CricsheetRejected as exc:
             return MatchResult(filename, Outcome.REJECTED, error=str(exc))
         except Exception as exc:
@@ -355,6 +368,18 @@ class Importer:
                 error=f"{filename}: not imported, nothing written: {exc}",
             )
         return MatchResult(filename, Outcome.NEW, deliveries=deliveries, fixture_id=fixture.pk)
+
+    def _refresh_statistics(self) -> None:
+        """The statistics refresh path for the matches written since the last call: one
+        refresh record for all of them (their lines, seasons, competitions and careers),
+        rebuilt by the worker once this commits."""
+        if self.refresh and self.unrefreshed:
+            statistics_refresh(
+                fixture_ids=self.unrefreshed,
+                reason=f"import ({len(self.unrefreshed)} new match(es))",
+                actor=self.actor,
+            )
+        self.unrefreshed = []
 
     def _revise(
         self, document: dict, *, raw: bytes, filename: str, sha: str, known: tuple

@@ -183,10 +183,19 @@ def _request_statistics_refresh(
     The single place a correction reaches the statistics engine. It is called inside the
     correction's transaction with the fixture and every participant the old or new revision
     names (batter, bowler, non-striker, players out, fielders), which is the dependency set
-    of seed 001 §6. Until ``sports.cricket.stats.refresh.statistics_refresh`` exists on main
-    this does nothing; then it delegates to it (which schedules the rebuild on commit).
+    of seed 001 §6. It delegates to the one refresh path,
+    ``sports.cricket.stats.refresh.statistics_refresh``, which records the dependencies,
+    bumps the participants' data versions and schedules the rebuild on commit.
     """
-    return None
+    from sports.cricket.stats.refresh import statistics_refresh
+
+    statistics_refresh(
+        fixture_ids=fixture_ids,
+        participant_ids=participant_ids,
+        reason=reason,
+        actor=actor,
+        submission=submission,
+    )
 
 
 # --- validation --------------------------------------------------------------------------------
