@@ -76,6 +76,11 @@ def main() -> None:
     setup_django(args.database)
     if not args.template:
         load(args.limit)
+    else:
+        from django.db import connection
+
+        with connection.cursor() as cursor:  # a copy starts without planner statistics
+            cursor.execute("ANALYZE")
 
     from django.db import connection
 
@@ -98,9 +103,8 @@ def main() -> None:
     rebuild_s = time.perf_counter() - started
     print(f"rebuild: {lines} line rows, {snapshots} snapshot rows in {rebuild_s:.2f} s", flush=True)
 
-    with connection.cursor() as cursor:
-        for table in ("cricket_participantaggregatesnapshot", "cricket_statisticsrefresh"):
-            cursor.execute(f"ANALYZE {table}")
+    with connection.cursor() as cursor:  # fresh planner statistics for the new lines too
+        cursor.execute("ANALYZE")
 
     # Precise refresh of one fixture's dependency set (what one correction triggers).
     rng = random.Random(6)

@@ -331,6 +331,8 @@ class Importer:
         finally:
             self.known = None
             _synchronous_commit(True)
+        if self.summary.new >= ANALYZE_AFTER:
+            _analyze_cricket_tables()
         self.summary.seconds = time.perf_counter() - started
         return self.summary
 
@@ -853,6 +855,30 @@ def _known_fixtures(match_ids: list[str]) -> dict[str, tuple[Any, str]]:
     return {
         match_id: (fixture_id, shas.get(fixture_id) or "") for match_id, fixture_id in links.items()
     }
+
+
+# A run that added this many matches refreshes the planner's statistics of the tables it
+# grew before it returns, rather than leaving the next readers (the statistics refresh,
+# the scorecards) to plan against row counts from before the load until autovacuum's
+# analyze comes round: measured on the dev corpus, a refresh ran 2.1 s instead of 0.2 s.
+ANALYZE_AFTER = 500
+_GROWN_TABLES = (
+    "cricket_innings",
+    "cricket_delivery",
+    "cricket_deliverywicket",
+    "cricket_deliverywicketfielder",
+    "sports_fixture",
+    "sports_fixturecompetitor",
+    "sports_participant",
+    "sports_participantalias",
+    "sports_externalidmap",
+    "sports_statline",
+)
+
+
+def _analyze_cricket_tables() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {', '.join(_GROWN_TABLES)}")
 
 
 def _file_seen(sha: str) -> bool:
