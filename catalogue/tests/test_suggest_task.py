@@ -1,5 +1,7 @@
 """``suggest`` runs as a Celery task after each collection."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from catalogue.models import MergeCandidate
@@ -31,9 +33,15 @@ def feed_source(tmp_path, slug):
 @pytest.mark.django_db
 def test_a_succeeded_collection_sends_the_suggest_task(tmp_path, monkeypatch):
     sent = []
-    monkeypatch.setattr(tasks.suggest_candidates, "delay", lambda: sent.append("suggest"))
-    tasks.collect_source(str(feed_source(tmp_path, "feed-a").pk))
+
+    def delay():
+        sent.append("suggest")
+        return SimpleNamespace(id="suggest-1")
+
+    monkeypatch.setattr(tasks.suggest_candidates, "delay", delay)
+    outcome = tasks.collect_source(str(feed_source(tmp_path, "feed-a").pk))
     assert sent == ["suggest"]
+    assert outcome["suggest_task"] == "suggest-1"
 
 
 @pytest.mark.django_db
