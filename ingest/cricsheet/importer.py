@@ -826,21 +826,8 @@ class Importer:
 
 
 def _known_fixture(match_id: str) -> tuple[Any, str] | None:
-    """(fixture id, SHA-256 of the file that first brought it) for a known match id: one
-    query through the external-id map."""
-    internal = (
-        ExternalIdMap.objects.filter(
-            source_code=SOURCE, entity_type=EntityType.FIXTURE, external_id=match_id
-        )
-        .values_list("internal_id", flat=True)
-        .first()
-    )
-    if internal is None:
-        return None
-    sha = (
-        Fixture.objects.filter(pk=internal).values_list("first_seen_in__sha256", flat=True).first()
-    )
-    return internal, sha or ""
+    """(fixture id, SHA-256 of the file that first brought it) for a known match id."""
+    return _known_fixtures([match_id]).get(match_id)
 
 
 def _known_fixtures(match_ids: list[str]) -> dict[str, tuple[Any, str]]:

@@ -89,13 +89,18 @@ def people_cache_load(*, source_code: str = SOURCE) -> PeopleCache:
             ).values("internal_id")
         )
     }
+    return PeopleCache(by_id=_survivors(links, rows), complete=True)
+
+
+def _survivors(links: dict, rows: dict) -> dict[str, Participant]:
+    """outside id -> participant, a merged participant answering as its survivor."""
     by_id = {}
     for external_id, internal_id in links.items():
         participant = rows[internal_id]
         if participant.merged_into_id is not None:
             participant = Participant.objects.get(pk=follow_merges(Participant, internal_id))
         by_id[external_id] = participant
-    return PeopleCache(by_id=by_id, complete=True)
+    return by_id
 
 
 @transaction.atomic(savepoint=False)
@@ -139,11 +144,7 @@ def cricket_people_resolve(
         else {}
     )
     rows = {p.pk: p for p in Participant.objects.filter(pk__in=known.values())} if known else {}
-    for external_id, internal_id in known.items():
-        participant = rows[internal_id]
-        if participant.merged_into_id is not None:
-            participant = Participant.objects.get(pk=follow_merges(Participant, internal_id))
-        by_id[external_id] = participant
+    by_id.update(_survivors(known, rows))
     first_name = {}
     for name, external_id in names.items():
         first_name.setdefault(external_id, name)
