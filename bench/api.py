@@ -10,8 +10,8 @@ stored body while the data stands still). Endpoints:
 
 - bare: a plain Django view (JSON, no database, no DRF), served only with BENCH_BARE_VIEW;
 - fixture: a fixture's detail; scorecard: a cricket fixture's scorecard;
-- leaderboard: there is no leaderboard endpoint yet, so the Premier League standings (a
-  league table folded over 380 fixtures) stand in for it;
+- leaderboard: the cricket batting leaderboard (most runs, every format);
+- career: the career of the cricket player with the most runs;
 - product: a product's detail with its prices by airport.
 
 Prints p50/p95 per endpoint and each p95 as a multiple of the bare view's, then
@@ -43,29 +43,41 @@ DATABASE = "omnium_bench_api"
 
 
 def load_samples() -> None:
+    """The samples through the real pipelines; the statistics refreshes they request run
+    here and now (no worker serves the benchmark database), as do any left pending."""
     from ingest.samples import SAMPLE_LOADERS
+    from omnium.celery import app
+    from sports.cricket.stats.models import RefreshStatus, StatisticsRefresh
+    from sports.cricket.stats.refresh import statistics_refresh_run
 
+    app.conf.task_always_eager = True
     for label, loader in SAMPLE_LOADERS:
         started = time.perf_counter()
         line = loader()
         print(f"  {label}: {line} ({time.perf_counter() - started:.1f} s)", flush=True)
+    for pk in StatisticsRefresh.objects.filter(status=RefreshStatus.PENDING).values_list(
+        "pk", flat=True
+    ):
+        statistics_refresh_run(refresh_id=pk)
 
 
 def endpoints() -> dict[str, str]:
     from catalogue.models import Product
-    from sports.models import Competition, Fixture
+    from sports.cricket.stats.aggregates import Scope, careers
+    from sports.models import Fixture
 
     cricket = Fixture.objects.public().filter(sport__code="cricket").order_by("code").first()
     football = (
         Fixture.objects.public().filter(sport__code="football").order_by("scheduled_start").first()
     )
-    league = Competition.objects.get(code="epl", parent__isnull=True)
+    top_batter = careers(Scope(), ordering="-runs", limit=1, offset=0)[0]["participant_id"]
     product = Product.objects.visible().order_by("name").first()
     return {
         "bare": "/bench/bare",
         "fixture": f"/api/v1/fixtures/{football.pk}/",
         "scorecard": f"/api/v1/cricket/fixtures/{cricket.pk}/scorecard/",
-        "leaderboard": f"/api/v1/competitions/{league.pk}/standings/",
+        "leaderboard": "/api/v1/cricket/leaderboards/batting/",
+        "career": f"/api/v1/cricket/players/{top_batter}/career/",
         "product": f"/api/v1/products/{product.pk}/",
     }
 
@@ -136,7 +148,9 @@ def drive(
     latencies: dict[str, list[float]] = {name: [] for name in names}
     lock = threading.Lock()
     counter = iter(range(requests * len(names)))
-    progress = tqdm(total=requests * len(names), desc="requests", unit="req", leave=False)
+    progress = tqdm(
+        total=requests * len(names), desc="requests", unit="req", leave=False, mininterval=2
+    )
 
     def worker() -> None:
         with httpx.Client(base_url=base, timeout=30) as client:

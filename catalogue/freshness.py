@@ -4,17 +4,14 @@ brand and line, its listings and their locations, and its newest price observati
 
 from __future__ import annotations
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 from rest_framework.request import Request
 
 from catalogue.models import Product
-from omnium.conditional import parse_uuid
+from omnium.conditional import CompiledState, parse_uuid
 
 
-def product_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
-    pk = parse_uuid(pk)
-    if pk is None:
-        return None
+def _product_state(pk) -> QuerySet:
     # A merged id answers with its survivor's data: no validator of its own.
     return (
         Product.objects.filter(pk=pk, merged_into__isnull=True)
@@ -33,5 +30,14 @@ def product_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
             "locations_changed",
             "newest_observation",
         )
-        .first()
     )
+
+
+_PRODUCT_STATE = CompiledState(_product_state)
+
+
+def product_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
+    pk = parse_uuid(pk)
+    if pk is None:
+        return None
+    return _PRODUCT_STATE.row(pk)

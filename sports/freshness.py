@@ -1,26 +1,26 @@
-"""What the conditional GETs of fixtures and cricket scorecards compare (omnium.conditional).
+"""What the conditional GETs of fixtures, cricket scorecards and careers compare
+(omnium.conditional).
 
 One aggregate query each, over the rows the response is built from: their ``updated_at``,
 the fixture's version and log position, and counts so a deleted row changes the answer too.
+The fixture and scorecard queries are the ORM's, compiled once per process
+(``CompiledState``) for each gate that does not depend on the reader.
 """
 
 from __future__ import annotations
 
-from django.db.models import Count, Max
+from django.db import connection
+from django.db.models import Count, Max, QuerySet
 from rest_framework.request import Request
 
-from omnium.conditional import parse_uuid
+from omnium.conditional import CompiledState, parse_uuid
 from sports.models import Fixture
+from sports.querysets import Visibility, fixture_visibility
 
 
-def fixture_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
-    """The fixture detail: the fixture, its competitors and their participants."""
-    pk = parse_uuid(pk)
-    if pk is None:
-        return None
+def _fixture_state(fixtures: QuerySet, pk) -> QuerySet:
     return (
-        Fixture.objects.visible_to(request.user)
-        .filter(pk=pk, merged_into__isnull=True)
+        fixtures.filter(pk=pk, merged_into__isnull=True)
         .annotate(
             competitors_n=Count("competitors"),
             competitors_changed=Max("competitors__updated_at"),
@@ -35,33 +35,99 @@ def fixture_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
             "competitors_changed",
             "participants_changed",
         )
-        .first()
     )
 
 
-def scorecard_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
-    """A cricket scorecard: the fixture, its innings and its deliveries. Deliveries are
-    append-only revisions, so the newest row and the latest supersession date every change."""
+_FIXTURE_STATE = {
+    visibility: CompiledState(
+        lambda pk, visibility=visibility: _fixture_state(Fixture.objects.gated(visibility), pk)
+    )
+    for visibility in (Visibility.ALL, Visibility.PUBLISHED)
+}
+
+
+def fixture_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
+    """The fixture detail: the fixture, its competitors and their participants."""
     pk = parse_uuid(pk)
     if pk is None:
         return None
+    visibility = fixture_visibility(request.user)
+    if visibility in _FIXTURE_STATE:
+        return _FIXTURE_STATE[visibility].row(pk)
+    return _fixture_state(Fixture.objects.visible_to(request.user), pk).first()
+
+
+def _scorecard_state(pk) -> QuerySet:
+    # Deliveries are written only by an import (which opens the fixture's log) and by
+    # corrections (each appends a log item), so the log position dates every change to
+    # them without reading them.
     return (
         Fixture.objects.public()
         .filter(sport__code="cricket", pk=pk)
-        .annotate(
-            innings_n=Count("innings", distinct=True),
-            innings_changed=Max("innings__updated_at"),
-            deliveries_n=Count("innings__deliveries"),
-            deliveries_added=Max("innings__deliveries__created_at"),
-            deliveries_superseded=Max("innings__deliveries__superseded_at"),
-        )
-        .values_list(
-            "updated_at",
-            "innings_n",
-            "innings_changed",
-            "deliveries_n",
-            "deliveries_added",
-            "deliveries_superseded",
-        )
-        .first()
+        .annotate(innings_n=Count("innings"), innings_changed=Max("innings__updated_at"))
+        .values_list("updated_at", "version", "last_seq", "innings_n", "innings_changed")
     )
+
+
+_SCORECARD_STATE = CompiledState(_scorecard_state)
+
+
+def scorecard_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
+    """A cricket scorecard: the fixture, its log position and its innings."""
+    pk = parse_uuid(pk)
+    if pk is None:
+        return None
+    return _SCORECARD_STATE.row(pk)
+
+
+_CAREER_STATE = """
+WITH RECURSIVE merged(id) AS (
+    SELECT %(pk)s::uuid
+    UNION SELECT p.id FROM sports_participant p JOIN merged ON p.merged_into_id = merged.id
+)
+SELECT p.updated_at,
+       (SELECT max(q.updated_at) FROM sports_participant q JOIN merged ON q.id = merged.id),
+       (SELECT count(*) FROM merged),
+       (SELECT count(*) FROM sports_externalidmap e JOIN merged ON e.internal_id = merged.id
+         WHERE e.source_code = 'cricsheet' AND e.entity_type = 'participant'),
+       (SELECT coalesce(sum(v.data_version), 0) FROM cricket_participantstatisticsversion v
+          JOIN merged ON v.participant_id = merged.id),
+       st.data_version,
+       st.definition_version
+  FROM sports_participant p
+  JOIN sports_sport s ON s.id = p.sport_id AND s.code = 'cricket'
+  LEFT JOIN cricket_participantaggregatesnapshotstate st ON st.participant_id = p.id
+ WHERE p.id = %(pk)s AND p.merged_into_id IS NULL
+"""
+
+
+def career_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
+    """A cricket player's career: the player and every record merged into them, their
+    registry ids, their statistics data versions (bumped by every refresh that touches
+    them) and the snapshot's build state (so the rebuild after a refresh is a new answer).
+    A merged id answers as its survivor: no validator of its own."""
+    from sports.cricket.stats.aggregates import DEFINITION_VERSION
+
+    pk = parse_uuid(pk)
+    if pk is None:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(_CAREER_STATE, {"pk": pk})
+        row = cursor.fetchone()
+    return None if row is None else (*row, DEFINITION_VERSION)
+
+
+def leaderboard_freshness(request: Request, **_kwargs) -> tuple | None:
+    """A cricket leaderboard: every line and snapshot write finishes a recorded refresh
+    (``statistics_refresh_run``, the whole rebuild, the wholesale invalidation), so the
+    latest finished refresh dates them all; the query string is in the ETag already."""
+    from sports.cricket.stats.aggregates import DEFINITION_VERSION
+    from sports.cricket.stats.models import RefreshStatus, StatisticsRefresh
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT max(completed_at), count(*) FROM {StatisticsRefresh._meta.db_table}"  # noqa: S608
+            " WHERE status = %s",
+            [RefreshStatus.DONE],
+        )
+        return (*cursor.fetchone(), DEFINITION_VERSION)

@@ -36,6 +36,26 @@ class CompetitionQuerySet(TreeQuerySet):
 CompetitionManager = TreeManager.from_queryset(CompetitionQuerySet)
 
 
+class Visibility:
+    """What of the fixtures a reader sees (``fixture_visibility``)."""
+
+    ALL = "all"  # editors and administrators
+    REVIEW = "review"  # reviewers: the published ones and the competitions they review
+    PUBLISHED = "published"  # everyone else
+
+
+def fixture_visibility(user) -> str:
+    from accounts.access import effective_role
+    from accounts.models import Role
+
+    role = effective_role(user)
+    if role in (Role.EDITOR, Role.ADMIN):
+        return Visibility.ALL
+    if role == Role.REVIEWER:
+        return Visibility.REVIEW
+    return Visibility.PUBLISHED
+
+
 class FixtureQuerySet(models.QuerySet):
     def canonical(self) -> FixtureQuerySet:
         return self.filter(merged_into__isnull=True)
@@ -51,14 +71,17 @@ class FixtureQuerySet(models.QuerySet):
         unpublished ones in the competitions they review (``accounts.access``, the one
         selector of who may do what where); everyone else only fixtures first seen in an
         accepted submission."""
-        from accounts.access import competitions_for, effective_role
-        from accounts.models import Capability, Role
+        return self.gated(fixture_visibility(user), user)
 
-        role = effective_role(user)
-        if role in (Role.EDITOR, Role.ADMIN):
+    def gated(self, visibility: str, user=None) -> FixtureQuerySet:
+        """The gate for a ``fixture_visibility`` answer; only ``REVIEW`` needs the user."""
+        if visibility == Visibility.ALL:
             return self
         published = models.Q(first_seen_in__accepted=True)
-        if role == Role.REVIEWER:
+        if visibility == Visibility.REVIEW:
+            from accounts.access import competitions_for
+            from accounts.models import Capability
+
             return self.filter(
                 published | models.Q(competition__in=competitions_for(user, Capability.REVIEW))
             )

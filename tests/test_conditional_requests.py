@@ -163,3 +163,125 @@ def test_a_change_is_never_answered_with_the_stored_body(api, fixture, empty_cac
 def test_the_browsable_api_is_not_stored(api, fixture, empty_cache):
     api.get(_url("fixture", fixture), HTTP_ACCEPT="text/html")
     assert not [k for k in cache._cache.get_client().keys("*") if b"conditional-body" in k]
+
+
+def _first_delivery(fixture):
+    from sports.cricket.models import Delivery
+
+    return Delivery.objects.current().filter(innings__fixture=fixture).order_by("sequence").first()
+
+
+def test_a_corrected_delivery_changes_the_scorecards_etag(api, cricket_fixture, editor):
+    from sports.cricket.corrections import delivery_correct
+
+    first = api.get(_url("scorecard", cricket_fixture))
+    delivery = _first_delivery(cricket_fixture)
+    delivery_correct(
+        delivery=delivery,
+        changes={"runs_batter": delivery.runs_batter + 1},
+        reason="scorer's error",
+        actor=editor,
+    )
+    again = api.get(_url("scorecard", cricket_fixture), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200
+    assert again["ETag"] != first["ETag"]
+
+
+@pytest.fixture
+def batter(cricket_fixture):
+    from sports.cricket.stats.refresh import statistics_refresh, statistics_refresh_run
+
+    refresh = statistics_refresh(
+        fixture_ids=[cricket_fixture.pk], reason="test import", actor="editor:test"
+    )
+    statistics_refresh_run(refresh_id=refresh.pk)
+    return _first_delivery(cricket_fixture).batter
+
+
+def _career(player):
+    return f"/api/v1/cricket/players/{player.pk}/career/"
+
+
+def test_a_matching_career_etag_gets_304(api, batter, django_assert_max_num_queries):
+    first = api.get(_career(batter))
+    assert first.status_code == 200
+    with django_assert_max_num_queries(2):
+        again = api.get(_career(batter), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+
+
+def test_a_refresh_touching_the_player_changes_the_careers_etag(
+    api, cricket_fixture, batter, editor
+):
+    from sports.cricket.corrections import delivery_correct
+    from sports.cricket.stats.models import StatisticsRefresh
+    from sports.cricket.stats.refresh import statistics_refresh_run
+
+    first = api.get(_career(batter))
+    delivery = _first_delivery(cricket_fixture)
+    delivery_correct(
+        delivery=delivery,
+        changes={"runs_batter": delivery.runs_batter + 1},
+        reason="scorer's error",
+        actor=editor,
+    )
+    pending = api.get(_career(batter), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert pending.status_code == 200  # the data version moved with the correction
+    statistics_refresh_run(refresh_id=StatisticsRefresh.objects.order_by("-requested_at")[0].pk)
+    rebuilt = api.get(_career(batter), HTTP_IF_NONE_MATCH=pending["ETag"])
+    assert rebuilt.status_code == 200  # and again when the snapshot is rebuilt
+    assert rebuilt.json() != first.json()
+
+
+def test_a_merged_players_career_answers_as_the_survivor_without_a_validator(
+    api, cricket_fixture, batter
+):
+    from sports.models import Participant
+
+    survivor = _first_delivery(cricket_fixture).bowler
+    Participant.objects.filter(pk=batter.pk).update(merged_into=survivor)
+    response = api.get(_career(batter), HTTP_IF_NONE_MATCH="*")
+    assert response.status_code == 200
+    assert response.json()["id"] == str(survivor.pk)
+    assert "ETag" not in response
+
+
+def test_an_editor_gets_304_for_a_fixture_the_public_cannot_see(editor):
+    hidden = publish(FixtureFactory(), accepted=False)
+    client = APIClient()
+    client.force_authenticate(editor)
+    first = client.get(_url("fixture", hidden))
+    assert first.status_code == 200
+    again = client.get(_url("fixture", hidden), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+
+
+def test_a_compiled_freshness_query_answers_each_key_it_is_given(fixture):
+    from sports.freshness import _FIXTURE_STATE, _fixture_state
+    from sports.querysets import Visibility
+
+    other = publish(FixtureFactory())
+    compiled = _FIXTURE_STATE[Visibility.PUBLISHED]
+    for record in (fixture, other):
+        expected = _fixture_state(Fixture.objects.public(), record.pk).first()
+        assert compiled.row(record.pk) == expected
+    hidden = publish(FixtureFactory(), accepted=False)
+    assert compiled.row(hidden.pk) is None
+
+
+def test_a_finished_refresh_changes_the_leaderboards_etag(api, batter, cricket_fixture):
+    from sports.cricket.stats.refresh import statistics_refresh, statistics_refresh_run
+
+    url = "/api/v1/cricket/leaderboards/batting/"
+    first = api.get(url)
+    assert api.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    refresh = statistics_refresh(
+        fixture_ids=[cricket_fixture.pk], reason="test again", actor="editor:test"
+    )
+    statistics_refresh_run(refresh_id=refresh.pk)
+    assert api.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 200
+
+
+def test_leaderboards_with_other_parameters_have_other_etags(api, batter):
+    url = "/api/v1/cricket/leaderboards/batting/"
+    assert api.get(url)["ETag"] != api.get(url, {"ordering": "-balls_faced"})["ETag"]

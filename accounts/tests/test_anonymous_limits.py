@@ -189,3 +189,16 @@ def test_an_anonymous_admission_costs_one_statement_opening_a_minute_or_not(
     with django_assert_num_queries(1):
         assert api_anonymous_admit(address="192.0.2.11", at=at).allowed
     assert AnonymousMinute.objects.get().count == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_admission_relaxes_durability_for_its_own_statement_only():
+    def setting():
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            return cursor.fetchone()[0]
+
+    before = setting()
+    api_anonymous_admit(address="192.0.2.44", at=datetime(2026, 3, 1, 12, tzinfo=UTC))
+    assert before == setting() == "on"
+    assert AnonymousSourceMinute.objects.get().count == 1

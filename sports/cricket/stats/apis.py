@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from omnium.conditional import conditional
 from sports.cricket.stats.aggregates import FIGURES, career_count, careers
 from sports.cricket.stats.models import DatasetRelease, DatasetReleaseJob
 from sports.cricket.stats.release import (
@@ -43,6 +44,7 @@ from sports.cricket.stats.serializers import (
     ReleaseRequestSerializer,
     TraceSerializer,
 )
+from sports.freshness import career_freshness, leaderboard_freshness
 
 MAX_LIMIT = 200
 STAFF_ROLES = ("editor", "reviewer", "admin")
@@ -88,6 +90,7 @@ class _LeaderboardApi(APIView):
     default_ordering = "-runs"
     minimum: dict[str, int] = {}
 
+    @conditional(leaderboard_freshness, cache_seconds=300)
     def get(self, request: Request) -> Response:
         scope = scope_from_params(request.query_params)
         ordering = request.query_params.get("ordering") or self.default_ordering
@@ -139,6 +142,7 @@ class PlayerCareerApi(APIView):
         summary="A cricket player's career: per format, the super-over scope, latest innings",
         responses=PlayerCareerSerializer,
     )
+    @conditional(career_freshness, cache_seconds=300)
     def get(self, request: Request, pk) -> Response:
         player = cricket_player(pk)
         career = player_career(player)
