@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import multiprocessing
 import tarfile
+import threading
 import time
+import traceback
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -27,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, connections, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -78,6 +82,7 @@ from sports.querysets import follow_merges
 from sports.services import (
     LogEntry,
     competition_create,
+    competition_ensure,
     submission_record,
     timeline_append,
 )
@@ -244,6 +249,32 @@ class _Caches:
     def clear(self) -> None:
         self.__init__()
 
+    def mark(self) -> tuple[int, int, int, int]:
+        """Where the growing caches stand (dicts keep insertion order): ``rollback`` drops
+        what was added after."""
+        people = len(self.people.by_id) if self.people is not None else 0
+        return people, len(self.nodes or {}), len(self.teams), len(self.venues)
+
+    def rollback(self, mark: tuple[int, int, int, int]) -> None:
+        """Forget the rows a rolled-back match added, keeping the rest of what the run
+        knows. Alias ranges it may have widened are forgotten altogether (they are only a
+        shortcut: the next write of a pair sends it again), and so are fixture codes (a
+        set: re-read on the next match)."""
+        people, nodes, teams, venues = mark
+        if self.people is not None:
+            _truncate(self.people.by_id, people)
+            self.people.seen.clear()
+        if self.nodes is not None:
+            _truncate(self.nodes, nodes)
+        _truncate(self.teams, teams)
+        _truncate(self.venues, venues)
+        self.codes = None
+
+
+def _truncate(entries: dict, length: int) -> None:
+    for key in list(itertools.islice(entries, length, None)):
+        del entries[key]
+
 
 class _IdPool:
     """Ids taken from a table's identity sequence in blocks (one round trip per block), so
@@ -274,9 +305,16 @@ class Importer:
         kind: str = SubmissionKind.CORPUS_IMPORT,
         note: str = "",
         refresh: bool = True,
+        shared: bool = False,
     ) -> None:
         """``actor`` is who submitted the files (their submissions name them); ``kind`` and
         ``note`` describe where the files came from (a corpus, a reviewed batch...).
+
+        ``shared``: other import processes write at the same time (``run_sources`` with
+        ``workers``): people ids missing from this process's cache are looked up rather
+        than taken as new, and a match that meets another process's uncommitted or newly
+        committed rows (a person, a node, a fixture code both created at once; a deadlock)
+        is rolled back and tried again with fresh caches.
 
         ``refresh``: new matches go through the statistics refresh path (once per block of
         files in a run, once per file otherwise). Off only for a first load into an empty
@@ -285,6 +323,8 @@ class Importer:
         self.actor = actor
         self.kind, self.note = kind, note
         self.refresh = refresh
+        self.shared = shared
+        self.retries = 0  # shared mode: matches tried again (reported with each result)
         self.unrefreshed: list[Any] = []
         self.caches = _Caches()
         self.summary = ImportSummary()
@@ -297,16 +337,21 @@ class Importer:
         paths: Iterable[str | Path],
         *,
         progress: Callable[[MatchResult], None] | None = None,
+        workers: int = 1,
     ) -> ImportSummary:
-        return self.run_sources(iter_sources(paths), progress=progress)
+        return self.run_sources(iter_sources(paths), progress=progress, workers=workers)
 
     def run_sources(
         self,
         sources: Iterable[tuple[str, bytes]],
         *,
         progress: Callable[[MatchResult], None] | None = None,
+        workers: int = 1,
     ) -> ImportSummary:
         """Import (file name, bytes) pairs in order; the summary counts every outcome.
+
+        ``workers`` > 1 imports in that many processes (``_run_parallel``): each match id
+        always goes to the same process, so the files of one match keep their order.
 
         Files are taken in blocks of ``PREFETCH``: one query says which of their match ids
         are already imported (and from which bytes), then each file is its own transaction.
@@ -315,6 +360,12 @@ class Importer:
         fraction of a second of committed matches but never leaves a partial one, and the
         import is idempotent, so running it again restores them."""
         started = time.perf_counter()
+        if workers > 1:
+            self._run_parallel(sources, progress=progress, workers=workers)
+            if self.summary.new >= ANALYZE_AFTER:
+                _analyze_cricket_tables()
+            self.summary.seconds = time.perf_counter() - started
+            return self.summary
         _synchronous_commit(False)
         try:
             iterator = iter(sources)
@@ -331,10 +382,78 @@ class Importer:
         finally:
             self.known = None
             _synchronous_commit(True)
-        if self.summary.new >= ANALYZE_AFTER:
+        if self.summary.new >= ANALYZE_AFTER and not self.shared:
             _analyze_cricket_tables()
         self.summary.seconds = time.perf_counter() - started
         return self.summary
+
+    def _run_parallel(
+        self,
+        sources: Iterable[tuple[str, bytes]],
+        *,
+        progress: Callable[[MatchResult], None] | None,
+        workers: int,
+    ) -> None:
+        """Fan the files out to ``workers`` forked processes, each a shared-mode importer
+        with its own connection, and gather their results here as they come. A thread
+        reads the sources (an archive is a stream) and hands each file to the process its
+        match id hashes to; the queues are bounded, so memory stays flat."""
+        context = multiprocessing.get_context("fork")
+        connections.close_all()  # a forked child must open its own connection
+        inboxes = [context.Queue(maxsize=64) for _ in range(workers)]
+        outbox = context.Queue()
+        options = {"actor": self.actor, "kind": self.kind, "note": self.note}
+        processes = [
+            context.Process(
+                target=_worker, args=(inbox, outbox, options, self.refresh), daemon=True
+            )
+            for inbox in inboxes
+        ]
+        for process in processes:
+            process.start()
+        unreadable: list[CricsheetRejected] = []
+
+        def feed() -> None:
+            try:
+                for filename, raw in sources:
+                    inboxes[_partition(match_id_of(filename), workers)].put((filename, raw))
+            except CricsheetRejected as exc:  # a path that is not a match file at all
+                unreadable.append(exc)
+            finally:
+                for inbox in inboxes:
+                    inbox.put(None)
+
+        feeder = threading.Thread(target=feed, name="cricsheet-feed", daemon=True)
+        feeder.start()
+        finished, failures = 0, []
+        try:
+            while finished < workers:
+                try:
+                    kind, payload = outbox.get(timeout=5)
+                except Exception:  # queue.Empty: make sure every worker is still there
+                    if any(not p.is_alive() and p.exitcode not in (0, None) for p in processes):
+                        raise RuntimeError("an import worker died; see its output") from None
+                    continue
+                if kind == "result":
+                    self.summary.add(payload)
+                    if progress:
+                        progress(payload)
+                elif kind == "failed":
+                    failures.append(payload)
+                    finished += 1
+                else:
+                    self.retries += payload
+                    finished += 1
+        finally:
+            feeder.join(timeout=5)
+            for process in processes:
+                process.join(timeout=30)
+                if process.is_alive():
+                    process.terminate()
+        for exc in unreadable:
+            self.summary.add(MatchResult(exc.filename, Outcome.REJECTED, error=str(exc)))
+        if failures:
+            raise RuntimeError("import worker failed:\n" + "\n".join(failures))
 
     def import_file(self, raw: bytes, *, filename: str) -> MatchResult:
         match_id = match_id_of(filename)
@@ -350,8 +469,7 @@ class Importer:
                 # content, applied as corrections of exactly the balls that differ.
                 return self._revise(document, raw=raw, filename=filename, sha=sha, known=known)
             self._check_kinds(document, filename)
-            with transaction.atomic():
-                fixture, deliveries = self._write(document, raw=raw, filename=filename, sha=sha)
+            fixture, deliveries = self._write_match(document, raw=raw, filename=filename, sha=sha)
             self._codes().add(fixture.code)
             self.unrefreshed.append(fixture.pk)
             if self.known is not None:  # the same id later in this block is now known
@@ -370,6 +488,25 @@ class Importer:
                 error=f"{filename}: not imported, nothing written: {exc}",
             )
         return MatchResult(filename, Outcome.NEW, deliveries=deliveries, fixture_id=fixture.pk)
+
+    RETRIES = 5  # shared mode: attempts of one match that meets another process's rows
+
+    def _write_match(self, document: dict, *, raw: bytes, filename: str, sha: str):
+        attempt = 1
+        while True:
+            mark = self.caches.mark()
+            try:
+                with transaction.atomic():
+                    return self._write(document, raw=raw, filename=filename, sha=sha)
+            except (IntegrityError, DatabaseError, ValidationError):
+                # A key another process took meanwhile (a person, a node, a fixture code)
+                # or a deadlock between two matches: nothing of this attempt remains, and
+                # the next one starts from what is committed now.
+                if not self.shared or attempt >= self.RETRIES:
+                    raise
+                attempt += 1
+                self.retries += 1
+                self.caches.rollback(mark)
 
     def _refresh_statistics(self) -> None:
         """The statistics refresh path for the matches written since the last call: one
@@ -453,6 +590,9 @@ class Importer:
     def _people(self) -> PeopleCache:
         if self.caches.people is None:
             self.caches.people = people_cache_load(source_code=SOURCE)
+            # Another process may add people at any moment: an id this cache lacks is
+            # looked up, not taken as new.
+            self.caches.people.complete = not self.shared
         return self.caches.people
 
     def _definition(self) -> SportDefinitionVersion | None:
@@ -460,15 +600,19 @@ class Importer:
             self.caches.definition = (definition_for(self._sport()),)
         return self.caches.definition[0]
 
-    def _check_kinds(self, document: dict, filename: str) -> None:
+    def _kinds(self) -> dict[str, DismissalKind]:
         if not self.caches.kinds:
             self.caches.kinds = {k.name: k for k in DismissalKind.objects.all()}
+        return self.caches.kinds
+
+    def _check_kinds(self, document: dict, filename: str) -> None:
+        kinds = self._kinds()
         problems = []
         for i, inning in enumerate(document["innings"]):
             for k, over in enumerate(inning.get("overs", [])):
                 for d, delivery in enumerate(over["deliveries"]):
                     for w, wicket in enumerate(delivery.get("wickets", ())):
-                        if wicket["kind"] not in self.caches.kinds:
+                        if wicket["kind"] not in kinds:
                             problems.append(
                                 Problem(
                                     f"$.innings[{i}].overs[{k}].deliveries[{d}].wickets[{w}].kind",
@@ -486,7 +630,12 @@ class Importer:
                 node.code: node for node in Competition.objects.filter(sport=self._sport())
             }
         node = self.caches.nodes.get(code)
-        if node is None:
+        if node is None and self.shared:  # another process may be making it right now
+            node, _ = competition_ensure(
+                code=code, name=name, type=type, parent=parent, sport=self._sport(),
+                actor=self.actor,
+            )  # fmt: skip
+        elif node is None:
             node = competition_create(
                 code=code,
                 name=name,
@@ -495,7 +644,7 @@ class Importer:
                 sport=self._sport(),
                 actor=self.actor,
             )
-            self.caches.nodes[code] = node
+        self.caches.nodes[code] = node
         return node
 
     def _competition(self, info: dict) -> Competition:
@@ -534,7 +683,12 @@ class Importer:
         key = (name, gender)
         if key not in self.caches.teams:
             self.caches.teams[key] = cricket_team(
-                name=name, gender=gender, sport=self._sport(), actor=self.actor, seen_at=seen_at
+                name=name,
+                gender=gender,
+                sport=self._sport(),
+                actor=self.actor,
+                seen_at=seen_at,
+                concurrent=self.shared,
             )
         return self.caches.teams[key]
 
@@ -573,6 +727,10 @@ class Importer:
             media_type="application/json",
             inserts=batch,
         )
+        # The competition first: creating a node locks its tree until this commits, and
+        # taking tree locks before writing any participant keeps parallel imports from
+        # waiting on each other in a circle.
+        competition = self._competition(info)
         team_names = info["teams"]
         teams = {name: self._team(name, info["gender"], seen_at) for name in team_names}
         people = cricket_people_resolve(
@@ -582,6 +740,7 @@ class Importer:
             seen_at=seen_at,
             cache=self._people(),
             inserts=batch,
+            concurrent=self.shared,
         )
         outcome = info.get("outcome") or {}
         result, ranks, methods = _result(outcome, team_names)
@@ -592,7 +751,7 @@ class Importer:
         )
         fixture = cricket_fixture_create(
             match=MatchFixture(
-                competition=self._competition(info),
+                competition=competition,
                 code=code,
                 name=f"{team_names[0]} v {team_names[1]}",
                 format_code=info["match_type"],
@@ -731,7 +890,7 @@ class Importer:
         lines = []
         wickets: list[tuple[DeliveryWicket, list[dict]]] = []
         reviews, replacements = [], []
-        kinds = self.caches.kinds
+        kinds = self._kinds()
         ordinal = 0
         for innings, inning in zip(rows, innings_list, strict=True):
             sequence = 0
@@ -823,6 +982,26 @@ class Importer:
         batch.extend(reviews)
         batch.extend(replacements)
         return lines
+
+
+def _partition(match_id: str, workers: int) -> int:
+    """The worker a match id goes to: stable across runs and processes."""
+    return zlib.crc32(match_id.encode()) % workers
+
+
+def _worker(inbox, outbox, options: dict, refresh: bool) -> None:
+    """One import process of a parallel run: a shared-mode importer over the files its
+    inbox receives (until None), each result sent back as it is known."""
+    try:
+        importer = Importer(**options, refresh=refresh, shared=True)
+        importer.run_sources(
+            iter(inbox.get, None), progress=lambda result: outbox.put(("result", result))
+        )
+        outbox.put(("done", importer.retries))
+    except BaseException:
+        outbox.put(("failed", traceback.format_exc()))
+    finally:
+        connections.close_all()
 
 
 def _known_fixture(match_id: str) -> tuple[Any, str] | None:
@@ -1051,9 +1230,10 @@ def import_paths(
     *,
     actor: Actor = ACTOR,
     progress: Callable[[MatchResult], None] | None = None,
+    workers: int = 1,
 ) -> ImportSummary:
     """The one entry point of the command, the Celery task and the samples."""
-    return Importer(actor=actor).run(paths, progress=progress)
+    return Importer(actor=actor).run(paths, progress=progress, workers=workers)
 
 
 def import_bytes(raw: bytes, *, filename: str, actor: Actor = ACTOR) -> MatchResult:

@@ -114,6 +114,7 @@ def cricket_people_resolve(
     participant_type: str = ParticipantType.PERSON,
     cache: PeopleCache | None = None,
     inserts: Inserts | None = None,
+    concurrent: bool = False,
 ) -> dict[str, Participant]:
     """Map each ``name -> outside id`` to a participant, creating the unknown ones.
 
@@ -123,7 +124,9 @@ def cricket_people_resolve(
     last seen widened to ``seen_at``. Returns name -> participant. With a ``cache`` (an
     import run), ids and alias ranges already known cost no query at all, and with a
     complete one (``people_cache_load``) neither do new people; with ``inserts``, the new
-    rows and the alias statement join the caller's batch.
+    rows and the alias statement join the caller's batch. ``concurrent``: other writers
+    (parallel import processes) may be creating the same people: each new id is claimed
+    first (``_claim_new``), so two writers wait for each other instead of colliding.
     """
     seen_at = seen_at or timezone.now()
     cache = cache if cache is not None else PeopleCache()
@@ -149,6 +152,8 @@ def cricket_people_resolve(
     for name, external_id in names.items():
         first_name.setdefault(external_id, name)
     missing = sorted(ids - by_id.keys())
+    if missing and concurrent:
+        missing = _claim_new(missing, by_id, source_code=source_code)
     new = [
         Participant(
             type=participant_type,
@@ -188,6 +193,31 @@ def cricket_people_resolve(
     return resolved
 
 
+_CLAIM_NAMESPACE = 0xC1D5  # first key of the advisory locks on new outside ids
+
+
+def _claim_new(missing: list[str], by_id: dict, *, source_code: str) -> list[str]:
+    """Lock each outside id about to be created (transaction-level advisory locks, in
+    sorted order), then look again: a writer that created one of them meanwhile has
+    committed by the time its lock is ours. Adds those to ``by_id``; returns the ids that
+    are still new."""
+    with connection.cursor() as cursor:
+        for external_id in missing:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                [_CLAIM_NAMESPACE, f"{source_code}:{external_id}"],
+            )
+    found = dict(
+        ExternalIdMap.objects.filter(
+            source_code=source_code, entity_type=EntityType.PARTICIPANT, external_id__in=missing
+        ).values_list("external_id", "internal_id")
+    )
+    if found:
+        rows = {p.pk: p for p in Participant.objects.filter(pk__in=found.values())}
+        by_id.update(_survivors(found, rows))
+    return [external_id for external_id in missing if external_id not in found]
+
+
 _ALIAS_UPSERT = """
     INSERT INTO sports_participantalias (participant_id, name, source_code, first_seen, last_seen)
     SELECT p, n, %s, %s, %s FROM unnest(%s::uuid[], %s::text[]) AS pairs(p, n)
@@ -218,6 +248,9 @@ def aliases_observe(
             todo.append((name, p))
     if not todo:
         return
+    # One order for every writer: two imports widening the same rows at once lock them in
+    # the same sequence, so one waits for the other instead of deadlocking.
+    todo.sort(key=lambda pair: (str(pair[1].pk), pair[0]))
     params = [source_code, seen_at, seen_at, [p.pk for _, p in todo], [n for n, _ in todo]]
     if inserts is not None:
         inserts.add_sql(_ALIAS_UPSERT, params)
@@ -234,7 +267,13 @@ def aliases_observe(
 
 @transaction.atomic(savepoint=False)
 def cricket_team(
-    *, name: str, gender: str, sport: Sport, actor: Actor, seen_at: datetime | None = None
+    *,
+    name: str,
+    gender: str,
+    sport: Sport,
+    actor: Actor,
+    seen_at: datetime | None = None,
+    concurrent: bool = False,
 ) -> Participant:
     """The team participant for a Cricsheet team name. Cricsheet names men's and women's
     sides alike ("Australia"), so the outside id carries the gender: they are two teams."""
@@ -248,6 +287,7 @@ def cricket_team(
         actor=actor,
         seen_at=seen_at,
         participant_type=ParticipantType.TEAM,
+        concurrent=concurrent,
     )
     team = resolved[display]
     if name != display:

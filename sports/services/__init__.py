@@ -44,6 +44,7 @@ from sports.services.timeline import LogEntry, timeline_append, timeline_open, t
 from sports.services.tree import (
     competition_archive,
     competition_create,
+    competition_ensure,
     competition_merge,
     competition_move,
     competition_update,
@@ -58,6 +59,7 @@ __all__ = [
     "alias_observe",
     "competition_archive",
     "competition_create",
+    "competition_ensure",
     "competition_merge",
     "competition_move",
     "competition_update",

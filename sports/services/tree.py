@@ -122,6 +122,34 @@ def competition_create(
 
 
 @transaction.atomic
+def competition_ensure(
+    *,
+    code: str,
+    name: str,
+    type: str,
+    actor: Actor,
+    parent: Competition | None = None,
+    sport: Sport | None = None,
+) -> tuple[Competition, bool]:
+    """The node ``code`` of the sport, created under ``parent`` when there is none (an
+    import's "event > season > stage" chain); returns (node, created). The tree locks are
+    taken before looking, so writers ensuring the same node at once get one node: the
+    later one waits for the first to commit and then finds it."""
+    if parent is not None:
+        _lock_trees_of(parent)
+    else:
+        _lock(_NEW_TREE)
+    effective = _check_sport(parent=parent, sport=sport, code=code)
+    existing = Competition.objects.filter(sport=effective, code=code).first()
+    if existing is not None:
+        return existing, False
+    node = competition_create(
+        code=code, name=name, type=type, actor=actor, parent=parent, sport=effective
+    )
+    return node, True
+
+
+@transaction.atomic
 def competition_move(
     *, node: Competition, new_parent: Competition | None, actor: Actor, reason: str = ""
 ) -> Competition:

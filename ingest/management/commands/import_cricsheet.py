@@ -16,15 +16,24 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="+", type=Path)
         parser.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            help="Import in this many processes (a large corpus: one per core). Each match "
+            "is still one transaction; the files of one match id stay in order.",
+        )
+        parser.add_argument(
             "--strict",
             action="store_true",
             help="Exit non-zero when any file is rejected (the others are still imported).",
         )
 
-    def handle(self, *args, paths, strict, **options):
+    def handle(self, *args, paths, strict, workers, **options):
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise CommandError(f"No such file or directory: {', '.join(missing)}")
+        if workers < 1:
+            raise CommandError(f"--workers must be at least 1, not {workers}")
         quiet = options["verbosity"] == 0
         with tqdm(total=count_sources(paths), unit="match", disable=quiet) as bar:
 
@@ -33,7 +42,7 @@ class Command(BaseCommand):
                 if result.error:
                     bar.write(result.error, file=self.stderr)
 
-            summary = import_paths(paths, progress=step)
+            summary = import_paths(paths, progress=step, workers=workers)
         self.stdout.write(summary.line())
         if strict and summary.rejected:
             raise CommandError(f"{summary.rejected} file(s) rejected")
