@@ -431,6 +431,72 @@ def test_every_scorecard_total_and_wicket_count_agrees_with_the_file(documents, 
             assert card.legal_balls == sum(_legal(d) for d in balls), (match_id, card.ordinal)
 
 
+_CREDITS_BOWLER = {"bowled", "caught", "caught and bowled", "lbw", "stumped", "hit wicket"}
+_NOT_OUT = {"retired hurt", "retired not out"}
+
+
+def _card_from_file(doc: dict, inning: dict, participant_of: dict) -> dict:
+    """One innings' scorecard counted straight from the file (not by the engine): batting
+    order and figures, bowling order and figures, and each fall of wicket."""
+    from sports.cricket.selectors import overs_text
+
+    people = {name: participant_of[rid] for name, rid in doc["info"]["registry"]["people"].items()}
+    per_over = doc["info"].get("balls_per_over", 6)
+    batting: dict = {}
+    bowling: dict = {}
+    falls = []
+    score, legal = (inning.get("penalty_runs") or {}).get("pre", 0), 0
+    for ball in (b for o in inning.get("overs", []) for b in o["deliveries"]):
+        extras = ball.get("extras", {})
+        wide, noball = extras.get("wides", 0) > 0, extras.get("noballs", 0) > 0
+        striker = batting.setdefault(people[ball["batter"]], [0, 0])
+        batting.setdefault(people[ball["non_striker"]], [0, 0])
+        striker[0] += ball["runs"]["batter"]
+        striker[1] += not wide
+        bowler = bowling.setdefault(people[ball["bowler"]], [0, 0, 0])
+        bowler[0] += not (wide or noball)
+        bowler[1] += ball["runs"]["batter"] + extras.get("wides", 0) + extras.get("noballs", 0)
+        if wide:
+            bowler[1] += extras.get("byes", 0) + extras.get("legbyes", 0)
+        score += ball["runs"]["total"]
+        legal += not (wide or noball)
+        for wicket in ball.get("wickets", []):
+            out = people[wicket["player_out"]]
+            batting.setdefault(out, [0, 0])
+            bowler[2] += wicket["kind"] in _CREDITS_BOWLER
+            if wicket["kind"] not in _NOT_OUT:
+                falls.append((len(falls) + 1, score, out, overs_text(legal, per_over)))
+    return {
+        "batting": [(pid, *figures) for pid, figures in batting.items()],
+        "bowling": [(pid, *figures) for pid, figures in bowling.items()],
+        "falls": falls,
+    }
+
+
+def test_every_scorecard_line_and_fall_of_wicket_agrees_with_the_file(documents, fixtures_by_id):
+    from sports.cricket.selectors import fixture_scorecard
+
+    participant_of = dict(
+        ExternalIdMap.objects.filter(
+            source_code="cricsheet", entity_type=EntityType.PARTICIPANT
+        ).values_list("external_id", "internal_id")
+    )
+    for match_id, doc in documents.items():
+        cards = fixture_scorecard(fixtures_by_id[match_id])
+        for card, inning in zip(cards, doc["innings"], strict=True):
+            expected = _card_from_file(doc, inning, participant_of)
+            place = (match_id, card.ordinal)
+            assert [(b.participant_id, b.runs, b.balls) for b in card.batting] == expected[
+                "batting"
+            ], place
+            assert [
+                (b.participant_id, b.legal_balls, b.runs, b.wickets) for b in card.bowling
+            ] == expected["bowling"], place
+            assert [
+                (f.number, f.runs, f.participant_id, f.over) for f in card.fall_of_wickets
+            ] == expected["falls"], place
+
+
 def test_a_substitute_fielder_is_shown_as_a_substitute_on_the_scorecard(fixtures_by_id):
     from sports.cricket.selectors import fixture_scorecard
 

@@ -95,7 +95,8 @@ class FixtureDeliveriesApi(ListAPIView):
 
 class FixtureScorecardApi(APIView):
     @extend_schema(
-        summary="A cricket fixture's scorecard, derived from its live deliveries",
+        summary="A cricket fixture's scorecard, read from its statistic lines (derived from "
+        "its live deliveries; stale lines are rebuilt before they are read)",
         responses=ScorecardSerializer,
     )
     @conditional(scorecard_freshness, cache_seconds=300)

@@ -1,26 +1,32 @@
-"""Reads that build a cricket page: a fixture's scorecard, derived from its live deliveries.
+"""Reads that build a cricket page: a fixture's scorecard, read from its statistic lines.
 
-Nothing here is stored: every figure is folded from the current revision of each delivery
-(so a correction changes exactly the figures that depend on it) plus the innings' penalty
-runs, which belong to no delivery (O7). Rules, from seed 001 §5:
+The scorecard derives nothing itself. Every figure on it (batting and bowling lines, the
+order of both, how each batter was out, the falls of wicket, extras by type, the total
+with innings penalty runs, wickets and legal balls) is a column of the fixture's lines,
+which ``sports.cricket.stats.engine`` derives from the live deliveries by the seed's §5
+rules: one derivation for the scorecard, the careers, the leaderboards and the datasets.
+Here the lines are only put in order and given names.
 
-- a batter faces every delivery that is not a wide (a no-ball is faced);
-- a bowler concedes runs off the bat, wides and no-balls, not byes or leg-byes, except
-  byes and leg-byes run off a wide, which are wide runs (Law 22.6, ADR-014);
-- a boundary is four or six off the bat not flagged ``non_boundary``;
-- a wicket is the bowler's only for kinds flagged ``credits_bowler``;
-- legal balls are counted, never assumed to be six an over (O6).
-
-A fixed number of queries per scorecard, however many innings or deliveries.
+Lines are read current or not at all: ``statistics_lines_ensure`` first rebuilds a
+fixture's lines whose refresh has not run yet (or failed), so a scorecard never shows a
+figure from before a write. A fixed number of queries per scorecard, however many innings,
+players or deliveries.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sports.cricket.models import Delivery, DeliveryWicket, DeliveryWicketFielder, Innings
+from sports.cricket.models import DismissalKind
+from sports.cricket.stats.models import (
+    CricketBattingLine,
+    CricketBowlingLine,
+    CricketTeamInningsLine,
+)
+from sports.cricket.stats.refresh import statistics_lines_ensure
 from sports.models import Fixture, Participant
 
 
@@ -89,75 +95,75 @@ class InningsCard:
     did_not_bat: list[str] = field(default_factory=list)
 
 
-def _n(value: int | None) -> int:
-    return value or 0
-
-
 def fixture_scorecard(fixture: Fixture) -> list[InningsCard]:
     """The fixture's scorecard, one card per innings in order (super overs included and
-    flagged: a reader decides whether to show them)."""
+    flagged: a reader decides whether to show them). Only a public fixture has lines; any
+    other has no cards. May write: stale lines are rebuilt first (see the module)."""
+    statistics_lines_ensure(fixture_ids=[fixture.pk])
     balls_per_over = int((fixture.format or {}).get("balls_per_over") or 6)
-    innings = list(
-        Innings.objects.filter(fixture=fixture).select_related("batting_team").order_by("ordinal")
+    teams = list(
+        CricketTeamInningsLine.objects.filter(fixture=fixture)
+        .select_related("innings", "team")
+        .order_by("innings_ordinal")
     )
-    deliveries = list(
-        Delivery.objects.current()
-        .filter(innings__fixture=fixture)
-        .order_by("innings__ordinal", "sequence")
-        .values(
-            "id",
-            "innings_id",
-            "over_number",
-            "batter_id",
-            "bowler_id",
-            "non_striker_id",
-            "runs_batter",
-            "runs_total",
-            "non_boundary",
-            "extra_wides",
-            "extra_noballs",
-            "extra_byes",
-            "extra_legbyes",
-            "extra_penalty",
-        )
-    )
-    wickets: dict[Any, list[DeliveryWicket]] = defaultdict(list)
-    for wicket in (
-        DeliveryWicket.objects.filter(delivery_id__in=[d["id"] for d in deliveries])
-        .select_related("kind")
-        .order_by("delivery_id", "ordinal")
+    batting: dict[Any, list[CricketBattingLine]] = defaultdict(list)
+    for line in (
+        CricketBattingLine.objects.filter(fixture=fixture)
+        .select_related("participant", "dismissal_kind", "dismissal_bowler")
+        .order_by("innings_ordinal", "position")
     ):
-        wickets[wicket.delivery_id].append(wicket)
-    fielders: dict[Any, list[DeliveryWicketFielder]] = defaultdict(list)
-    for fielder in DeliveryWicketFielder.objects.filter(
-        wicket_id__in=[w.pk for ws in wickets.values() for w in ws]
-    ).order_by("wicket_id", "ordinal"):
-        fielders[fielder.wicket_id].append(fielder)
+        batting[line.innings_id].append(line)
+    bowling: dict[Any, list[CricketBowlingLine]] = defaultdict(list)
+    for line in (
+        CricketBowlingLine.objects.filter(fixture=fixture)
+        .select_related("participant")
+        .order_by("innings_ordinal", "position")
+    ):
+        bowling[line.innings_id].append(line)
     squads: dict[Any, list[Any]] = defaultdict(list)
     for team_id, player_id in (
-        fixture.competitors.filter(parent__isnull=False)
+        fixture.competitors.filter(parent__isnull=False, participant__isnull=False)
         .order_by("parent__ordinal", "ordinal")
         .values_list("parent__participant_id", "participant_id")
     ):
         squads[team_id].append(player_id)
-    people_ids = {d[k] for d in deliveries for k in ("batter_id", "bowler_id", "non_striker_id")}
-    people_ids |= {p for squad in squads.values() for p in squad}
-    # Fielders may be substitutes who neither batted, bowled nor were named in the squad.
-    people_ids |= {f.participant_id for fs in fielders.values() for f in fs if f.participant_id}
-    people_ids |= {w.player_out_id for ws in wickets.values() for w in ws}
-    names = dict(Participant.objects.filter(pk__in=people_ids).values_list("id", "name"))
-
-    by_innings: dict[Any, list[dict]] = defaultdict(list)
-    for delivery in deliveries:
-        by_innings[delivery["innings_id"]].append(delivery)
+    # Names the lines do not join: squad members who did not bat and fielders (who may be
+    # substitutes who neither batted, bowled nor were named in the squad).
+    people = {pid for squad in squads.values() for pid in squad}
+    people |= {
+        uuid.UUID(f["participant"])
+        for lines in batting.values()
+        for line in lines
+        for f in line.dismissal_fielders
+        if f["participant"]
+    }
+    rows = Participant.objects.filter(pk__in=people).values_list("id", "name") if people else []
+    names = {str(pk): name for pk, name in rows}
     return [
-        _card(inning, by_innings[inning.pk], wickets, fielders, names, squads, balls_per_over)
-        for inning in innings
+        _card(
+            team,
+            batting=batting[team.innings_id],
+            bowling=bowling[team.innings_id],
+            names=names,
+            squad=squads.get(team.team_id, []),
+            balls_per_over=balls_per_over,
+        )
+        for team in teams
     ]
 
 
-def _how_out(wicket: DeliveryWicket, bowler: str, fielders: list[str]) -> str:
-    kind = wicket.kind
+def _fielder(fielder: dict, names: dict[str, str]) -> str:
+    """A fielder as the card prints them: a named substitute as "sub (Name)", an unnamed
+    one (O4) as "sub"."""
+    pid = fielder["participant"]
+    if not pid:
+        return "sub"
+    return f"sub ({names[pid]})" if fielder["substitute"] else names[pid]
+
+
+def _how_out(kind: DismissalKind | None, bowler: str, fielders: list[str]) -> str:
+    if kind is None:
+        return "not out"
     catcher = fielders[0] if fielders else "sub"
     if kind.name == "caught":
         return f"c {catcher} b {bowler}"
@@ -172,102 +178,78 @@ def _how_out(wicket: DeliveryWicket, bowler: str, fielders: list[str]) -> str:
     return kind.name
 
 
-def _card(inning, deliveries, wickets, fielders, names, squads, balls_per_over) -> InningsCard:
+def _card(
+    team: CricketTeamInningsLine,
+    *,
+    batting: list[CricketBattingLine],
+    bowling: list[CricketBowlingLine],
+    names: dict[str, str],
+    squad: list[Any],
+    balls_per_over: int,
+) -> InningsCard:
+    inning = team.innings
     card = InningsCard(
-        ordinal=inning.ordinal,
-        team_id=inning.batting_team_id,
-        team=inning.batting_team.name,
-        super_over=inning.super_over,
+        ordinal=team.innings_ordinal,
+        team_id=team.team_id,
+        team=team.team.name,
+        super_over=team.super_over,
         declared=inning.declared,
         forfeited=inning.forfeited,
         target_runs=inning.target_runs,
-        penalty_runs=inning.penalty_runs,
+        penalty_runs=team.penalty_runs,
+        runs=team.total,
+        wickets=team.wickets,
+        legal_balls=team.legal_balls,
+        overs=overs_text(team.legal_balls, balls_per_over),
+        extras={
+            "byes": team.byes,
+            "legbyes": team.legbyes,
+            "wides": team.wides,
+            "noballs": team.noballs,
+            "penalty": team.penalty_extras,
+            "total": team.extras,
+        },
     )
-    batting: dict[Any, BattingLine] = {}
-    bowling: dict[Any, BowlingLine] = {}
-    extras = {"byes": 0, "legbyes": 0, "wides": 0, "noballs": 0, "penalty": 0}
-    # Runs conceded per (bowler, over) and whether the bowler bowled all of it: for maidens.
-    over_runs: dict[tuple, int] = defaultdict(int)
-    over_balls: dict[tuple, int] = defaultdict(int)
-    over_bowlers: dict[int, set] = defaultdict(set)
-    score = _n(inning.penalty_runs_pre)
-    legal_balls = 0
-
-    def batter(pid) -> BattingLine:
-        if pid not in batting:
-            batting[pid] = BattingLine(participant_id=pid, name=names.get(pid, ""))
-        return batting[pid]
-
-    for d in deliveries:
-        wide = _n(d["extra_wides"]) > 0
-        noball = _n(d["extra_noballs"]) > 0
-        striker = batter(d["batter_id"])
-        batter(d["non_striker_id"])
-        if not wide:
-            striker.balls += 1
-        striker.runs += d["runs_batter"]
-        if not d["non_boundary"]:
-            striker.fours += d["runs_batter"] == 4
-            striker.sixes += d["runs_batter"] == 6
-        line = bowling.setdefault(
-            d["bowler_id"],
-            BowlingLine(participant_id=d["bowler_id"], name=names.get(d["bowler_id"], "")),
+    for line in batting:
+        bowler = line.dismissal_bowler.name if line.dismissal_bowler_id else ""
+        fielders = [_fielder(f, names) for f in line.dismissal_fielders]
+        card.batting.append(
+            BattingLine(
+                participant_id=line.participant_id,
+                name=line.participant.name,
+                runs=line.runs,
+                balls=line.balls_faced,
+                fours=line.fours,
+                sixes=line.sixes,
+                how_out=_how_out(line.dismissal_kind, bowler, fielders),
+                out=line.outs > 0,
+            )
         )
-        conceded = d["runs_batter"] + _n(d["extra_wides"]) + _n(d["extra_noballs"])
-        if wide:  # Law 22.6: byes and leg-byes off a wide are wide runs.
-            conceded += _n(d["extra_byes"]) + _n(d["extra_legbyes"])
-        line.runs += conceded
-        line.wides += _n(d["extra_wides"])
-        line.noballs += _n(d["extra_noballs"])
-        if not (wide or noball):
-            line.legal_balls += 1
-            legal_balls += 1
-        key = (d["bowler_id"], d["over_number"])
-        over_runs[key] += conceded
-        over_balls[key] += not (wide or noball)
-        over_bowlers[d["over_number"]].add(d["bowler_id"])
-        for extra in extras:
-            extras[extra] += _n(d[f"extra_{extra}"])
-        score += d["runs_total"]
-        for wicket in wickets.get(d["id"], ()):
-            kind = wicket.kind
-            out = batter(wicket.player_out_id)
-            names_of_fielders = [
-                f"sub ({names[f.participant_id]})"
-                if f.substitute and f.participant_id
-                else "sub"
-                if f.substitute or not f.participant_id
-                else names.get(f.participant_id, "")
-                for f in fielders.get(wicket.pk, ())
-            ]
-            out.how_out = _how_out(wicket, line.name, names_of_fielders)
-            if kind.credits_bowler:
-                line.wickets += 1
-            if kind.is_dismissal:
-                out.out = True
-                card.wickets += 1
-                card.fall_of_wickets.append(
-                    FallOfWicket(
-                        number=card.wickets,
-                        runs=score,
-                        participant_id=wicket.player_out_id,
-                        name=out.name,
-                        over=overs_text(legal_balls, balls_per_over),
-                    )
-                )
-    for (bowler_id, over_number), runs in over_runs.items():
-        complete = over_balls[(bowler_id, over_number)] >= balls_per_over
-        if complete and runs == 0 and over_bowlers[over_number] == {bowler_id}:
-            bowling[bowler_id].maidens += 1
-    for line in bowling.values():
-        line.overs = overs_text(line.legal_balls, balls_per_over)
-    card.batting = list(batting.values())
-    card.bowling = list(bowling.values())
-    card.extras = {**extras, "total": sum(extras.values())}
-    card.legal_balls = legal_balls
-    card.overs = overs_text(legal_balls, balls_per_over)
-    card.runs = score + _n(inning.penalty_runs_post)
-    card.did_not_bat = [
-        names.get(pid, "") for pid in squads.get(inning.batting_team_id, []) if pid not in batting
+    falls = sorted((line for line in batting if line.fall_number), key=lambda x: x.fall_number)
+    card.fall_of_wickets = [
+        FallOfWicket(
+            number=line.fall_number,
+            runs=line.fall_runs,
+            participant_id=line.participant_id,
+            name=line.participant.name,
+            over=overs_text(line.fall_legal_balls, balls_per_over),
+        )
+        for line in falls
     ]
+    card.bowling = [
+        BowlingLine(
+            participant_id=line.participant_id,
+            name=line.participant.name,
+            legal_balls=line.legal_balls,
+            maidens=line.maidens,
+            runs=line.runs_conceded,
+            wickets=line.wickets,
+            wides=line.wides,
+            noballs=line.noballs,
+            overs=overs_text(line.legal_balls, balls_per_over),
+        )
+        for line in bowling
+    ]
+    batted = {line.participant_id for line in batting}
+    card.did_not_bat = [names[str(pid)] for pid in squad if pid not in batted]
     return card

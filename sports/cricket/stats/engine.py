@@ -30,6 +30,18 @@ The rules (seed 001 §5, issue 6):
   (O4) belongs to no one;
 - batting innings: the innings where a player is batter, non-striker or the player out;
 - appearances (matches): listed in a team's players, or named in any delivery or wicket.
+
+Lines also carry what a scorecard prints, so the scorecard reads them and derives nothing
+itself: batting and bowling order (first appearance), how each batting innings ended (the
+last wicket naming the batter: kind, bowler of that ball, fielders), the fall of each
+wicket (its number, the score with pre-innings penalty runs and the legal balls at that
+ball) and the extras by type.
+
+Freshness: ``FixtureLinesState`` holds each fixture's input version (bumped by
+``refresh.statistics_refresh`` inside every write to the fixture's inputs) and the version
+and ``LINES_DEFINITION_VERSION`` its lines were built from. A rebuild records the version
+it read *before* reading any delivery, so a write committing during the rebuild leaves the
+fixture stale rather than marked current without its change.
 """
 
 from __future__ import annotations
@@ -51,6 +63,10 @@ LINE_TABLES = (
 # fixture rebuild shares it and takes its fixtures' own keys exclusively.
 _GLOBAL_LOCK = 0x6372696373746174  # "cricstat"
 
+# What the lines hold and how they are derived; lines built under another value are stale
+# (2: batting and bowling order, dismissals, falls of wicket, extras by type).
+LINES_DEFINITION_VERSION = 2
+
 # The fixtures being rebuilt, with the scope each line copies. {where} selects them.
 _FIXTURES = """
 fx AS (
@@ -69,17 +85,21 @@ fx AS (
 ),
 inn AS (
     SELECT i.id, i.fixture_id, i.ordinal, i.super_over, i.batting_team_id,
+           COALESCE(i.penalty_runs_pre, 0) AS penalty_pre,
            COALESCE(i.penalty_runs_pre, 0) + COALESCE(i.penalty_runs_post, 0) AS penalty_runs
       FROM cricket_innings i JOIN fx ON fx.id = i.fixture_id
      WHERE {deliveries_innings}
 ),
 d AS (
-    SELECT d.id, d.innings_id, d.over_number, d.batter_id, d.bowler_id, d.non_striker_id,
-           d.runs_batter, d.runs_extras, d.runs_total, d.non_boundary,
+    SELECT d.id, d.innings_id, d.sequence, d.over_number, d.batter_id, d.bowler_id,
+           d.non_striker_id, d.runs_batter, d.runs_extras, d.runs_total, d.non_boundary,
            COALESCE(d.extra_wides, 0) > 0 AS wide,
            COALESCE(d.extra_noballs, 0) > 0 AS noball,
            COALESCE(d.extra_wides, 0) AS wides,
            COALESCE(d.extra_noballs, 0) AS noballs,
+           COALESCE(d.extra_byes, 0) AS byes,
+           COALESCE(d.extra_legbyes, 0) AS legbyes,
+           COALESCE(d.extra_penalty, 0) AS penalty_extras,
            d.runs_batter + COALESCE(d.extra_wides, 0) + COALESCE(d.extra_noballs, 0)
              + CASE WHEN COALESCE(d.extra_wides, 0) > 0
                     THEN COALESCE(d.extra_byes, 0) + COALESCE(d.extra_legbyes, 0)
@@ -88,8 +108,8 @@ d AS (
      WHERE d.is_current AND {deliveries}
 ),
 w AS (
-    SELECT w.id, d.innings_id, d.bowler_id, w.player_out_id, k.code AS kind,
-           k.is_dismissal, k.credits_bowler
+    SELECT w.id, w.ordinal, d.innings_id, d.sequence, d.bowler_id, w.player_out_id,
+           w.kind_id, k.code AS kind, k.is_dismissal, k.credits_bowler
       FROM cricket_deliverywicket w
       JOIN d ON d.id = w.delivery_id
       JOIN cricket_dismissalkind k ON k.id = w.kind_id
@@ -101,12 +121,17 @@ _SCOPE_VALUES = (
     "fx.id, fx.occurred_on, fx.competition_id, fx.format_code, fx.gender, fx.season, inn.super_over"
 )
 
+# A batter's place in the order is their first appearance: at a ball, the striker before
+# the non-striker before the players out (in wicket order). A timed-out batter, who faces
+# no ball, comes in at their wicket.
 _BATTING = f"""
 WITH {_FIXTURES},
 people AS MATERIALIZED (
-    SELECT innings_id, batter_id AS pid FROM d
-    UNION SELECT innings_id, non_striker_id FROM d
-    UNION SELECT innings_id, player_out_id FROM w
+    SELECT innings_id, pid, MIN(k) AS k FROM (
+        SELECT innings_id, batter_id AS pid, sequence::bigint * 1000 AS k FROM d
+        UNION ALL SELECT innings_id, non_striker_id, sequence::bigint * 1000 + 1 FROM d
+        UNION ALL SELECT innings_id, player_out_id, sequence::bigint * 1000 + 2 + ordinal FROM w
+    ) seen GROUP BY innings_id, pid
 ),
 bat AS MATERIALIZED (
     SELECT innings_id, batter_id AS pid,
@@ -119,18 +144,53 @@ bat AS MATERIALIZED (
 outs AS MATERIALIZED (
     SELECT innings_id, player_out_id AS pid, COUNT(*) FILTER (WHERE is_dismissal) AS outs
       FROM w GROUP BY innings_id, player_out_id
+),
+last_out AS MATERIALIZED (
+    SELECT DISTINCT ON (innings_id, player_out_id)
+           innings_id, player_out_id AS pid, id AS wicket_id, kind_id, bowler_id
+      FROM w ORDER BY innings_id, player_out_id, sequence DESC, ordinal DESC
+),
+fielders AS MATERIALIZED (
+    SELECT f.wicket_id,
+           jsonb_agg(jsonb_build_object('participant', f.participant_id,
+                                        'substitute', f.substitute) ORDER BY f.ordinal) AS list
+      FROM cricket_deliverywicketfielder f JOIN last_out lo ON lo.wicket_id = f.wicket_id
+     GROUP BY f.wicket_id
+),
+-- The score and legal balls at each dismissal: running sums over the innings in occurrence
+-- order, kept only at the balls where a wicket fell.
+falls AS MATERIALIZED (
+    SELECT DISTINCT ON (x.innings_id, x.player_out_id)
+           x.innings_id, x.player_out_id AS pid, x.number, r.runs, r.legal
+      FROM (SELECT innings_id, player_out_id, sequence, ordinal,
+                   ROW_NUMBER() OVER (PARTITION BY innings_id ORDER BY sequence, ordinal)
+                     AS number
+              FROM w WHERE is_dismissal) x
+      JOIN (SELECT innings_id, sequence,
+                   SUM(runs_total) OVER running AS runs,
+                   COUNT(*) FILTER (WHERE NOT (wide OR noball)) OVER running AS legal
+              FROM d WINDOW running AS (PARTITION BY innings_id ORDER BY sequence)) r
+        ON r.innings_id = x.innings_id AND r.sequence = x.sequence
+     ORDER BY x.innings_id, x.player_out_id, x.sequence DESC, x.ordinal DESC
 )
 INSERT INTO cricket_cricketbattingline
-    ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, participant_id, team_id,
-     runs, balls_faced, fours, sixes, outs)
+    ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, participant_id, team_id, position,
+     runs, balls_faced, fours, sixes, outs, dismissal_kind_id, dismissal_bowler_id,
+     dismissal_fielders, fall_number, fall_runs, fall_legal_balls)
 SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, p.pid, inn.batting_team_id,
+       ROW_NUMBER() OVER (PARTITION BY p.innings_id ORDER BY p.k),
        COALESCE(bat.runs, 0), COALESCE(bat.balls, 0), COALESCE(bat.fours, 0),
-       COALESCE(bat.sixes, 0), COALESCE(outs.outs, 0)
+       COALESCE(bat.sixes, 0), COALESCE(outs.outs, 0),
+       lo.kind_id, lo.bowler_id, COALESCE(fl.list, '[]'::jsonb),
+       falls.number, inn.penalty_pre + falls.runs, falls.legal
   FROM people p
   JOIN inn ON inn.id = p.innings_id
   JOIN fx ON fx.id = inn.fixture_id
   LEFT JOIN bat ON bat.innings_id = p.innings_id AND bat.pid = p.pid
   LEFT JOIN outs ON outs.innings_id = p.innings_id AND outs.pid = p.pid
+  LEFT JOIN last_out lo ON lo.innings_id = p.innings_id AND lo.pid = p.pid
+  LEFT JOIN fielders fl ON fl.wicket_id = lo.wicket_id
+  LEFT JOIN falls ON falls.innings_id = p.innings_id AND falls.pid = p.pid
 """
 
 _BOWLING = f"""
@@ -152,7 +212,7 @@ maidens AS MATERIALIZED (
      GROUP BY o.innings_id, o.bowler_id
 ),
 bowl AS MATERIALIZED (
-    SELECT innings_id, bowler_id AS pid,
+    SELECT innings_id, bowler_id AS pid, MIN(sequence) AS first_ball,
            COUNT(*) FILTER (WHERE NOT (wide OR noball)) AS legal_balls,
            SUM(conceded) AS conceded, SUM(wides) AS wides, SUM(noballs) AS noballs
       FROM d GROUP BY innings_id, bowler_id
@@ -162,9 +222,10 @@ wk AS MATERIALIZED (
       FROM w WHERE credits_bowler GROUP BY innings_id, bowler_id
 )
 INSERT INTO cricket_cricketbowlingline
-    ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, participant_id,
+    ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, participant_id, position,
      legal_balls, runs_conceded, wickets, maidens, wides, noballs)
 SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, b.pid,
+       ROW_NUMBER() OVER (PARTITION BY b.innings_id ORDER BY b.first_ball),
        b.legal_balls, b.conceded, COALESCE(wk.wickets, 0), COALESCE(m.maidens, 0),
        b.wides, b.noballs
   FROM bowl b
@@ -206,6 +267,8 @@ _TEAM = f"""
 WITH {_FIXTURES},
 tot AS MATERIALIZED (
     SELECT innings_id, SUM(runs_total) AS runs, SUM(runs_extras) AS extras,
+           SUM(byes) AS byes, SUM(legbyes) AS legbyes, SUM(wides) AS wides,
+           SUM(noballs) AS noballs, SUM(penalty_extras) AS penalty_extras,
            COUNT(*) FILTER (WHERE NOT (wide OR noball)) AS legal_balls
       FROM d GROUP BY innings_id
 ),
@@ -214,10 +277,12 @@ wk AS MATERIALIZED (
 )
 INSERT INTO cricket_cricketteaminningsline
     ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, team_id, total, wickets, legal_balls,
-     extras, penalty_runs)
+     extras, byes, legbyes, wides, noballs, penalty_extras, penalty_runs)
 SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, inn.batting_team_id,
        COALESCE(tot.runs, 0) + inn.penalty_runs, COALESCE(wk.wickets, 0),
-       COALESCE(tot.legal_balls, 0), COALESCE(tot.extras, 0), inn.penalty_runs
+       COALESCE(tot.legal_balls, 0), COALESCE(tot.extras, 0), COALESCE(tot.byes, 0),
+       COALESCE(tot.legbyes, 0), COALESCE(tot.wides, 0), COALESCE(tot.noballs, 0),
+       COALESCE(tot.penalty_extras, 0), inn.penalty_runs
   FROM inn
   JOIN fx ON fx.id = inn.fixture_id
   LEFT JOIN tot ON tot.innings_id = inn.id
@@ -251,15 +316,77 @@ SELECT fx.id, fx.occurred_on, fx.competition_id, fx.format_code, fx.gender, fx.s
 
 _STATEMENTS = (_BATTING, _BOWLING, _FIELDING, _TEAM, _APPEARANCES)
 
+# Fixtures whose lines are not current: no state row, lines built from an older input
+# version or another definition, or (for a public fixture) an innings without its team
+# line, which a fixture published without a refresh would show.
+_STALE = """
+SELECT f.id::text FROM unnest(%(ids)s::uuid[]) AS f(id)
+  LEFT JOIN cricket_fixturelinesstate s ON s.fixture_id = f.id
+ WHERE s.fixture_id IS NULL
+    OR s.lines_version IS DISTINCT FROM s.data_version
+    OR s.definition_version IS DISTINCT FROM %(definition)s
+    OR EXISTS (
+        SELECT 1 FROM cricket_innings i
+          JOIN sports_fixture fx ON fx.id = i.fixture_id AND fx.merged_into_id IS NULL
+          JOIN sports_submission sub ON sub.id = fx.first_seen_in_id AND sub.accepted
+         WHERE i.fixture_id = f.id
+           AND NOT EXISTS (SELECT 1 FROM cricket_cricketteaminningsline t
+                            WHERE t.innings_id = i.id))
+ ORDER BY 1
+"""
+
+# Before a rebuild reads any delivery: the input versions it builds from (a missing row
+# starts at 1, never built).
+_STATE_START = """
+INSERT INTO cricket_fixturelinesstate (fixture_id, data_version)
+SELECT id, 1 FROM sports_fixture WHERE id = ANY(%(ids)s::uuid[]) ORDER BY id
+    ON CONFLICT (fixture_id) DO NOTHING
+"""
+_STATE_READ = """
+SELECT fixture_id::text, data_version FROM cricket_fixturelinesstate
+ WHERE fixture_id = ANY(%(ids)s::uuid[])
+"""
+_STATE_BUILT = """
+UPDATE cricket_fixturelinesstate s
+   SET lines_version = v.version, definition_version = %(definition)s, built_at = now()
+  FROM unnest(%(ids)s::uuid[], %(versions)s::bigint[]) AS v(fixture_id, version)
+ WHERE s.fixture_id = v.fixture_id
+"""
+# A full rebuild marks every cricket fixture built from its version as it starts.
+_STATE_ALL = """
+INSERT INTO cricket_fixturelinesstate
+    (fixture_id, data_version, lines_version, definition_version, built_at)
+SELECT f.id, 1, 1, %(definition)s, now()
+  FROM sports_fixture f JOIN sports_sport s ON s.id = f.sport_id AND s.code = 'cricket'
+ ORDER BY f.id
+    ON CONFLICT (fixture_id) DO UPDATE
+   SET lines_version = cricket_fixturelinesstate.data_version,
+       definition_version = EXCLUDED.definition_version, built_at = EXCLUDED.built_at
+"""
+
 
 def _ids(fixture_ids: Iterable[Any]) -> list[str]:
     return sorted({str(pk) for pk in fixture_ids})
 
 
-def lines_rebuild(*, fixture_ids: Iterable[Any]) -> int:
+def lines_stale(*, fixture_ids: Iterable[Any]) -> list[str]:
+    """Which of these fixtures' lines are not current (one query, sorted ids)."""
+    ids = _ids(fixture_ids)
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_STALE, {"ids": ids, "definition": LINES_DEFINITION_VERSION})
+        return [row[0] for row in cursor.fetchall()]
+
+
+def lines_rebuild(*, fixture_ids: Iterable[Any], only_stale: bool = False) -> int:
     """Rebuild every line of these fixtures from their live deliveries, in one transaction:
-    their old lines go, the new ones are inserted set-based. Returns the number of line
-    rows written. A fixture that is not public ends with no lines.
+    their old lines go, the new ones are inserted set-based, and each fixture's state
+    records the input version and definition they were built from. Returns the number of
+    line rows written. A fixture that is not public ends with no lines.
+
+    With ``only_stale``, the fixtures are checked again once their locks are held and only
+    those still stale are rebuilt: readers racing to rebuild one fixture do it once.
 
     Writers do not call this directly: they call ``refresh.statistics_refresh``, which also
     moves the participants' data versions so no stale snapshot is read."""
@@ -271,6 +398,13 @@ def lines_rebuild(*, fixture_ids: Iterable[Any]) -> int:
         cursor.execute("SELECT pg_advisory_xact_lock_shared(%s)", [_GLOBAL_LOCK])
         for pk in ids:  # sorted: two rebuilds of overlapping sets never deadlock
             cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", [pk])
+        if only_stale:
+            ids = lines_stale(fixture_ids=ids)
+            if not ids:
+                return 0
+        cursor.execute(_STATE_START, {"ids": ids})
+        cursor.execute(_STATE_READ, {"ids": ids})
+        versions = dict(cursor.fetchall())
         for table in LINE_TABLES:
             cursor.execute(f"DELETE FROM {table} WHERE fixture_id = ANY(%s::uuid[])", [ids])
         # The innings as a constant list: the deliveries are then read through the live
@@ -290,6 +424,15 @@ def lines_rebuild(*, fixture_ids: Iterable[Any]) -> int:
                 params,
             )
             written += cursor.rowcount
+        built = sorted(versions)
+        cursor.execute(
+            _STATE_BUILT,
+            {
+                "ids": built,
+                "versions": [versions[pk] for pk in built],
+                "definition": LINES_DEFINITION_VERSION,
+            },
+        )
     return written
 
 
@@ -301,6 +444,7 @@ def lines_rebuild_all() -> int:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_GLOBAL_LOCK])
         cursor.execute(f"TRUNCATE {', '.join(LINE_TABLES)}")
+        cursor.execute(_STATE_ALL, {"definition": LINES_DEFINITION_VERSION})
         for statement in _STATEMENTS:
             cursor.execute(
                 statement.format(where="true", deliveries_innings="true", deliveries="true")

@@ -6,6 +6,9 @@ last line of ``sports/cricket/models.py``).
   deliveries by ``sports.cricket.stats.engine`` and never edited. Each carries the fixture's
   scope (date, competition node, format, gender, season, super-over flag) so a scoped fold
   reads one table.
+- ``FixtureLinesState`` is a fixture's input version and the version (and engine
+  definition) its stored lines were built from: readers that show one fixture's lines (the
+  scorecard) rebuild them first when the two differ.
 - ``ParticipantStatisticsVersion`` is a participant's data version: bumped by every refresh
   touching them. Snapshots of their aggregates are valid only while the state row's data
   and definition versions match the current ones.
@@ -20,7 +23,7 @@ from __future__ import annotations
 import pgtrigger
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from omnium.models import UUIDModel
 from sports.models import Competition, Fixture, Participant, Submission
@@ -33,6 +36,7 @@ __all__ = [
     "CricketTeamInningsLine",
     "DatasetRelease",
     "DatasetReleaseJob",
+    "FixtureLinesState",
     "ParticipantAggregateSnapshot",
     "ParticipantAggregateSnapshotState",
     "ParticipantStatisticsVersion",
@@ -75,20 +79,66 @@ class _InningsLine(_FixtureScope):
 
 class CricketBattingLine(_InningsLine):
     """One batter's innings: present when they batted, stood at the non-striker's end or
-    were the player out (a timed-out batter faces no ball)."""
+    were the player out (a timed-out batter faces no ball).
+
+    Besides the figures, the line carries what a scorecard prints beside them: the batting
+    order, how the innings ended (the last wicket naming the batter as the player out:
+    its kind, the bowler of that ball and its fielders) and, for a dismissal, the fall of
+    wicket (the innings' wicket number, its score and legal balls at that ball)."""
 
     team = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="+")
+    # 1-based order of first appearance at either end (or as the player out).
+    position = models.PositiveSmallIntegerField()
     runs = models.PositiveIntegerField()
     balls_faced = models.PositiveIntegerField()
     fours = models.PositiveIntegerField()
     sixes = models.PositiveIntegerField()
     # Dismissals (kinds with is_dismissal): retired hurt / not out and absent hurt are not.
     outs = models.PositiveSmallIntegerField()
+    # How the innings ended; empty for a batter never named as the player out.
+    dismissal_kind = models.ForeignKey(
+        "cricket.DismissalKind",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+    )
+    dismissal_bowler = models.ForeignKey(
+        Participant,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+    )
+    # [{"participant": id or null, "substitute": bool}] in the wicket's order; a null
+    # participant is a substitute the source did not name (O4).
+    dismissal_fielders = models.JSONField(default=list, blank=True)
+    # The fall of wicket, for a dismissal: the nth wicket of the innings, the score (with
+    # penalty runs awarded before the innings) and the legal balls bowled at that ball.
+    fall_number = models.PositiveSmallIntegerField(null=True, blank=True)
+    fall_runs = models.PositiveIntegerField(null=True, blank=True)
+    fall_legal_balls = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=["innings", "participant"], name="uq_cricket_batting_line"
+            ),
+            models.CheckConstraint(
+                condition=Q(position__gte=1), name="cricket_batting_line_position_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    fall_number__isnull=True, fall_runs__isnull=True, fall_legal_balls__isnull=True
+                )
+                | Q(fall_number__gte=1, fall_runs__isnull=False, fall_legal_balls__isnull=False),
+                name="cricket_batting_line_fall_all_or_none",
+            ),
+            models.CheckConstraint(
+                condition=Q(fall_number__isnull=True) | Q(dismissal_kind__isnull=False),
+                name="cricket_batting_line_fall_has_dismissal",
             ),
         ]
         indexes = [
@@ -104,6 +154,8 @@ class CricketBattingLine(_InningsLine):
 class CricketBowlingLine(_InningsLine):
     """One bowler's spell in an innings."""
 
+    # 1-based order of the bowler's first delivery in the innings.
+    position = models.PositiveSmallIntegerField()
     legal_balls = models.PositiveIntegerField()
     runs_conceded = models.PositiveIntegerField()
     wickets = models.PositiveSmallIntegerField()
@@ -115,6 +167,9 @@ class CricketBowlingLine(_InningsLine):
         constraints = [
             models.UniqueConstraint(
                 fields=["innings", "participant"], name="uq_cricket_bowling_line"
+            ),
+            models.CheckConstraint(
+                condition=Q(position__gte=1), name="cricket_bowling_line_position_positive"
             ),
         ]
         indexes = [
@@ -155,7 +210,8 @@ class CricketFieldingLine(_InningsLine):
 
 class CricketTeamInningsLine(_FixtureScope):
     """A side's innings: total (delivery totals plus innings penalty runs, O7), wickets
-    (dismissals only) and legal balls counted (O6)."""
+    (dismissals only) and legal balls counted (O6); extras in all and by type (a delivery
+    may carry several types, O3), delivery penalty extras apart from innings penalty runs."""
 
     id = models.BigAutoField(primary_key=True)
     innings = models.OneToOneField("cricket.Innings", on_delete=models.CASCADE, related_name="+")
@@ -165,6 +221,12 @@ class CricketTeamInningsLine(_FixtureScope):
     wickets = models.PositiveSmallIntegerField()
     legal_balls = models.PositiveIntegerField()
     extras = models.PositiveIntegerField()
+    byes = models.PositiveIntegerField()
+    legbyes = models.PositiveIntegerField()
+    wides = models.PositiveIntegerField()
+    noballs = models.PositiveIntegerField()
+    penalty_extras = models.PositiveIntegerField()
+    # The innings' penalty runs (before plus after; O7), which belong to no delivery.
     penalty_runs = models.PositiveIntegerField()
 
     class Meta:
@@ -197,6 +259,37 @@ class CricketAppearance(_FixtureScope):
 
 
 # --- versions and snapshots (seed §6, #592) -------------------------------------------------
+
+
+class FixtureLinesState(models.Model):
+    """Whether a fixture's stored lines are current. ``data_version`` moves with every
+    write to the fixture's statistic inputs (``refresh.statistics_refresh`` bumps it inside
+    the write's transaction); a rebuild records the data version it read before reading the
+    deliveries and the engine definition it ran (``engine.LINES_DEFINITION_VERSION``).
+    The lines are current only while both match; a fixture without a row has never been
+    rebuilt under this bookkeeping and counts as stale."""
+
+    fixture = models.OneToOneField(
+        Fixture, primary_key=True, on_delete=models.CASCADE, related_name="+"
+    )
+    data_version = models.PositiveBigIntegerField(default=1)
+    lines_version = models.PositiveBigIntegerField(null=True, blank=True)
+    definition_version = models.PositiveIntegerField(null=True, blank=True)
+    built_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(data_version__gte=1), name="fixture_lines_data_version_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(lines_version__isnull=True) | Q(lines_version__lte=F("data_version")),
+                name="fixture_lines_built_from_a_known_version",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.fixture_id} v{self.data_version} (lines v{self.lines_version})"
 
 
 class ParticipantStatisticsVersion(models.Model):

@@ -8,12 +8,16 @@ What it does (seed §6, issue 6 item 5):
    participant the fixtures name (before the write, from the stored lines, and after it,
    from the live deliveries, wickets and squads) plus any ``participant_ids`` given;
 2. bumps those participants' data versions (their stored snapshots become stale at once,
-   so no reader sees a figure from before the write);
+   so no reader sees a figure from before the write) and the fixtures' input versions
+   (their stored lines become stale at once);
 3. on commit, enqueues ``statistics_refresh_task``, which rebuilds exactly those fixtures'
    lines and those participants' snapshots, marking each snapshot built from the version
    this refresh bumped it to.
 
-``statistics_invalidate_all`` is the wholesale invalidation for writes that bypass
+``statistics_lines_ensure`` is the read side's half: a reader that shows one fixture's
+lines (the scorecard) calls it first, and a fixture whose lines are stale (its refresh is
+still queued, or failed) is rebuilt on the spot, so no reader shows figures from before a
+write. ``statistics_invalidate_all`` is the wholesale invalidation for writes that bypass
 versions; ``statistics_rebuild_all`` rebuilds every line and snapshot (after a bulk load).
 """
 
@@ -28,8 +32,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from sports.cricket.stats.aggregates import snapshots_invalidate_all, snapshots_rebuild
-from sports.cricket.stats.engine import lines_rebuild, lines_rebuild_all
+from sports.cricket.stats.engine import lines_rebuild, lines_rebuild_all, lines_stale
 from sports.cricket.stats.models import (
+    FixtureLinesState,
     RefreshScope,
     RefreshStatus,
     StatisticsRefresh,
@@ -94,6 +99,14 @@ ON CONFLICT (participant_id) DO UPDATE
 RETURNING participant_id, data_version
 """
 
+# Sorted, so two writers bumping overlapping fixtures lock the rows in one order.
+_BUMP_FIXTURES = """
+INSERT INTO cricket_fixturelinesstate (fixture_id, data_version)
+SELECT id, 1 FROM sports_fixture WHERE id = ANY(%s::uuid[]) ORDER BY id
+    ON CONFLICT (fixture_id) DO UPDATE
+   SET data_version = cricket_fixturelinesstate.data_version + 1
+"""
+
 
 def statistics_refresh(
     *,
@@ -117,10 +130,10 @@ def statistics_refresh(
     - ``actor``: an account or ``"integration:<source>"``; a person's refresh is audited.
     - ``submission``: the submission that caused it, when there is one.
 
-    Writes the refresh record, its dependency rows (fixture, season, competition, career)
-    and the participants' new data versions, then enqueues ``statistics_refresh_task`` on
-    commit. Returns the refresh record. Raises ``ValidationError`` with nothing written
-    when there is no reason or nothing to refresh.
+    Writes the refresh record, its dependency rows (fixture, season, competition, career),
+    the participants' new data versions and the fixtures' new input versions, then
+    enqueues ``statistics_refresh_task`` on commit. Returns the refresh record. Raises
+    ``ValidationError`` with nothing written when there is no reason or nothing to refresh.
     """
     fixtures = sorted({str(pk) for pk in fixture_ids})
     extra = sorted({str(pk) for pk in participant_ids or ()})
@@ -145,6 +158,7 @@ def statistics_refresh(
             nodes = cursor.fetchall()
             cursor.execute(_BUMP, [affected])
             versions = dict(cursor.fetchall())
+            cursor.execute(_BUMP_FIXTURES, [fixtures])
         dependencies = [
             StatisticsRefreshDependency(refresh=refresh, scope=RefreshScope.FIXTURE, fixture_id=pk)
             for pk in fixtures
@@ -212,14 +226,32 @@ def statistics_refresh_run(*, refresh_id: Any) -> StatisticsRefresh:
     return refresh
 
 
+def statistics_lines_ensure(*, fixture_ids: Iterable[Any]) -> list[str]:
+    """Make these fixtures' lines current before they are read: any fixture whose lines
+    are missing, built from an older input version or under an older engine definition is
+    rebuilt now, in its own transaction, from the live deliveries (what the queued refresh
+    would do for its lines; the queued run still rebuilds them and the snapshots). Current
+    fixtures cost one query and no write. Returns the ids rebuilt (sorted).
+
+    Not audited and without an actor: it decides nothing, it carries out a rebuild a
+    recorded refresh (or a new engine definition) already asked for. Concurrent callers
+    for one fixture rebuild it once (the engine checks again under the fixture's lock)."""
+    stale = lines_stale(fixture_ids=fixture_ids)
+    if stale:
+        lines_rebuild(fixture_ids=stale, only_stale=True)
+    return stale
+
+
 def statistics_invalidate_all(*, reason: str, actor: Actor) -> int:
     """The wholesale invalidation: every stored snapshot goes (readers fold live until the
-    next rebuild). For writes to statistic inputs that do not advance participant
-    versions (a raw SQL fix, a restored backup). Returns the rows removed."""
+    next rebuild) and every fixture's lines count as stale (a scorecard rebuilds its
+    fixture's lines as it reads them). For writes to statistic inputs that do not advance
+    versions (a raw SQL fix, a restored backup). Returns the snapshot rows removed."""
     if not (reason or "").strip():
         raise ValidationError("statistics_invalidate_all: a reason is required.")
     with transaction.atomic():
         removed = snapshots_invalidate_all()
+        FixtureLinesState.objects.update(lines_version=None)
         refresh = StatisticsRefresh.objects.create(
             reason=f"invalidate all: {reason.strip()}"[:256],
             actor=actor_label(actor),

@@ -14,7 +14,7 @@ from sports.cricket.stats.aggregates import (
     participant_snapshots,
     snapshots_rebuild,
 )
-from sports.cricket.stats.engine import lines_rebuild
+from sports.cricket.stats.engine import lines_rebuild, lines_stale
 from sports.cricket.stats.models import (
     ParticipantAggregateSnapshot,
     ParticipantStatisticsVersion,
@@ -94,6 +94,15 @@ def test_a_refresh_bumps_the_data_version_of_exactly_the_named_participants():
     assert {p for p in after if after[p] != before.get(p)} == named
 
 
+def test_a_refresh_makes_exactly_its_fixtures_lines_stale_until_its_run():
+    first, second = _two_matches()
+    assert lines_stale(fixture_ids=[first.pk, second.pk]) == []
+    refresh = statistics_refresh(fixture_ids=[first.pk], reason="import", actor="integration:t")
+    assert lines_stale(fixture_ids=[first.pk, second.pk]) == [str(first.pk)]
+    statistics_refresh_run(refresh_id=refresh.pk)
+    assert lines_stale(fixture_ids=[first.pk, second.pk]) == []
+
+
 def test_the_task_is_enqueued_only_when_the_writing_transaction_commits(
     django_capture_on_commit_callbacks,
 ):
@@ -159,6 +168,12 @@ def test_the_wholesale_invalidation_removes_every_snapshot_and_reads_fold_live()
     assert sorted((r["participant_id"], r["runs"]) for r in career_table()) == expected
 
 
+def test_the_wholesale_invalidation_makes_every_fixtures_lines_stale():
+    first, second = _two_matches()
+    statistics_invalidate_all(reason="raw fix", actor="integration:t")
+    assert lines_stale(fixture_ids=[first.pk, second.pk]) == sorted([str(first.pk), str(second.pk)])
+
+
 def test_a_merged_participant_counts_for_the_survivor():
     _two_matches()
     other = import_match(
@@ -217,6 +232,7 @@ def test_a_real_worker_runs_the_refresh_enqueued_on_commit(celery_worker_process
         time.sleep(0.2)
     assert refresh.status == "done", refresh.error
     assert careers(Scope())[0]["runs"] == 4
+    assert lines_stale(fixture_ids=[fixture.pk]) == []
     assert participant_snapshots(careers(Scope())[0]["participant_id"]) is not None
 
 
