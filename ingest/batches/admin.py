@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from accounts.forms import ReasonForm
 from ingest.batches import services
@@ -22,23 +22,30 @@ from ingest.batches.models import (
     BatchParticipantOnboardingTask,
     BatchReviewDecision,
     BatchStateTransition,
+    ItemOperation,
     OnboardingDecision,
+    PublicationOutcome,
 )
-from ingest.batches.permissions import may_review_batches
+from ingest.batches.permissions import may_review_batches, reviewable_batches
+from ingest.batches.selectors import correction_diff
 from ingest.batches.tasks import publish_after_commit
 
 
 class ReviewersOnly:
-    """Reviewers (and editors, administrators) read; nobody edits or deletes in place."""
+    """Reviewers (and editors, administrators) read the batches of the competitions they
+    may review; nobody edits or deletes in place."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return may_review_batches(request.user)
+        return _may_review(request)
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return may_review_batches(request.user)
+        if not _may_review(request):
+            return False
+        batch = _batch_of(obj)
+        return batch is None or _reviewable(request).filter(pk=batch.pk).exists()
 
     def has_review_permission(self, request: HttpRequest) -> bool:
-        return may_review_batches(request.user)
+        return _may_review(request)
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
@@ -48,6 +55,25 @@ class ReviewersOnly:
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+
+# The admin asks the same question many times per page; the answer holds for one request.
+def _may_review(request: HttpRequest) -> bool:
+    if not hasattr(request, "_may_review_batches"):
+        request._may_review_batches = may_review_batches(request.user)
+    return request._may_review_batches
+
+
+def _reviewable(request: HttpRequest):
+    if not hasattr(request, "_reviewable_batches"):
+        request._reviewable_batches = reviewable_batches(request.user, Batch.objects.all())
+    return request._reviewable_batches
+
+
+def _batch_of(obj) -> Batch | None:
+    if obj is None or isinstance(obj, Batch):
+        return obj
+    return obj.batch
 
 
 def _pretty(value) -> str:
@@ -60,17 +86,67 @@ class ItemInline(ReviewersOnly, admin.TabularInline):
         "ordinal",
         "source_identity",
         "filename",
+        "stored_object",
         "outcome",
         "problems_shown",
         "resolution_shown",
         "operation",
         "corrects_source_identity",
         "correction_target",
+        "correction_diff_shown",
         "publication",
+        "publication_error",
         "fixture",
+        "published_deliveries_shown",
     )
     readonly_fields = fields
     extra = 0
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("stored_object", "correction_target", "fixture")
+            .prefetch_related("published_deliveries")
+        )
+
+    @admin.display(description="correction diff (live → proposed)")
+    def correction_diff_shown(self, item: BatchItem) -> str:
+        if item.operation != ItemOperation.CORRECT:
+            return "-"
+        if item.publication != PublicationOutcome.PENDING:
+            return "published" if item.publication == PublicationOutcome.PUBLISHED else "-"
+        try:
+            lines = correction_diff(item)
+        except ValidationError as error:
+            return "; ".join(error.messages)
+        if not lines:
+            return "no ball differs from the live deliveries"
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    f"innings {d.innings} over {d.over} position {d.position}",
+                    d.ball_label,
+                    d.field,
+                    d.live,
+                    d.proposed,
+                )
+                for d in lines
+            ),
+        )
+        return format_html(
+            "<table class='correction-diff'><thead><tr><th>ball (natural key)</th>"
+            "<th>label</th><th>field</th><th>live</th><th>proposed</th></tr></thead>"
+            "<tbody>{}</tbody></table>",
+            rows,
+        )
+
+    @admin.display(description="published delivery revisions")
+    def published_deliveries_shown(self, item: BatchItem) -> str:
+        ids = [d.pk for d in item.published_deliveries.all()]
+        return ", ".join(str(pk) for pk in ids) if ids else "-"
 
     @admin.display(description="problems")
     def problems_shown(self, item: BatchItem) -> str:
@@ -121,7 +197,15 @@ def _reason_page(modeladmin, request, queryset, *, title: str, action: str):
 
 @admin.register(Batch)
 class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
-    list_display = ("__str__", "submitter", "state", "files", "outstanding_tasks", "created_at")
+    list_display = (
+        "__str__",
+        "submitter",
+        "competition",
+        "state",
+        "files",
+        "outstanding_tasks",
+        "created_at",
+    )
     list_filter = ("state",)
     search_fields = ("id", "submitter__username", "idempotency_key")
     readonly_fields = (
@@ -143,7 +227,8 @@ class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .select_related("submitter")
+            .filter(pk__in=_reviewable(request).values("pk"))
+            .select_related("submitter", "competition")
             .annotate(
                 file_count=Count("items", distinct=True),
                 open_tasks=Count(
@@ -218,6 +303,10 @@ class OnboardingTaskAdmin(ReviewersOnly, admin.ModelAdmin):
     )
     fields = readonly_fields
     actions = ("link_to_candidate", "accept_creation")
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        return queryset.filter(batch__in=_reviewable(request).values("pk")).select_related("batch")
 
     @admin.action(
         description="Link to the participant of the same name (one candidate only)",

@@ -13,6 +13,7 @@ item and never writes one twice.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from collections.abc import Sequence
 from datetime import timedelta
@@ -39,12 +40,19 @@ from ingest.batches.models import (
     PublicationOutcome,
     ReviewDecision,
 )
-from ingest.batches.permissions import can_submit, review_refusal
-from ingest.cricsheet.importer import Importer, Outcome, match_id_of
+from ingest.batches.permissions import may_submit_batches, review_refusal, submit_refusal
+from ingest.cricsheet.importer import Importer, Outcome, PathStep, competition_path, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
+from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
+from sports.cricket.corrections import (
+    SOURCE_REVISION,
+    CorrectionReview,
+    source_correction_diff,
+)
 from sports.cricket.models import DismissalKind
 from sports.cricket.services import SOURCE
 from sports.models import (
+    Competition,
     EntityType,
     ExternalIdMap,
     Fixture,
@@ -55,6 +63,7 @@ from sports.models import (
 )
 from sports.services.common import actor_label
 
+CRICKET = "cricket"
 MAX_FILES = 500
 MAX_FILE_BYTES = 20 * 1024 * 1024
 LEASE = timedelta(minutes=10)
@@ -109,8 +118,13 @@ def batch_submit(
 
     The same key from the same submitter returns the batch it first created (with
     ``created`` False), provided the files are the same; the same key over other files is
-    refused. Nothing is validated or made public here."""
-    if not can_submit(submitter, competition):
+    refused. Nothing is validated or made public here.
+
+    The batch's target competition is ``competition`` (every file must belong to it: its
+    event maps into that subtree) or, when None, the nearest existing node holding all the
+    files' matches (None when there is none). The submitter's grants must cover the target
+    (``ingest.batches.permissions``)."""
+    if not may_submit_batches(submitter):
         raise PermissionDenied(f"{submitter} may not submit batches")
     key = (idempotency_key or "").strip()
     if not key or len(key) > 200:
@@ -136,6 +150,17 @@ def batch_submit(
         seen.setdefault(match_id, name)
     if problems:
         raise ValidationError(problems)
+    # A named competition is checked before its files; a derived one once it is known.
+    refusal = submit_refusal(submitter, competition) if competition is not None else ""
+    if refusal:
+        raise PermissionDenied(refusal)
+    if competition is None:
+        competition = batch_target(files, competition=None)
+        refusal = submit_refusal(submitter, competition)
+        if refusal:
+            raise PermissionDenied(refusal)
+    else:
+        batch_target(files, competition=competition)
     try:
         with transaction.atomic():
             batch = Batch.objects.create(
@@ -144,20 +169,29 @@ def batch_submit(
     except IntegrityError:  # the same key arrived concurrently: that one won
         existing = Batch.objects.get(submitter=submitter, idempotency_key=key)
         return _same_package(existing, sha), False
-    BatchItem.objects.bulk_create(
-        [
+    items = []
+    for ordinal, (name, raw) in enumerate(files, start=1):
+        # The bytes are kept privately, owned by the submitter, until their expiry; the item
+        # names the object and repeats its checksum (the database holds the two equal).
+        stored = stored_object_create(
+            owner=submitter,
+            raw=raw,
+            original_name=name.rsplit(":", 1)[-1],
+            media_type="application/json",
+            actor=submitter,
+        )
+        items.append(
             BatchItem(
                 batch=batch,
                 ordinal=ordinal,
                 source_identity=match_id_of(name)[:64],
                 filename=name[-512:],
-                raw=raw,
-                sha256=hashlib.sha256(raw).hexdigest(),
-                byte_size=len(raw),
+                stored_object=stored,
+                sha256=stored.sha256,
+                byte_size=stored.byte_size,
             )
-            for ordinal, (name, raw) in enumerate(files, start=1)
-        ]
-    )
+        )
+    BatchItem.objects.bulk_create(items)
     batch.state = ""
     _transition(batch, BatchState.RECEIVED, actor=submitter, reason=f"{len(files)} file(s)")
     audit_record(
@@ -168,6 +202,65 @@ def batch_submit(
         detail={"files": len(files), "sha256": sha, "idempotency_key": key},
     )
     return batch, True
+
+
+def _paths(files: Sequence[tuple[str, bytes]]) -> dict[str, list[PathStep] | None]:
+    """Where each file's match will go (None for a file too broken to say; validation
+    reports it)."""
+    paths: dict[str, list[PathStep] | None] = {}
+    for name, raw in files:
+        try:
+            paths[name] = competition_path(json.loads(raw)["info"])
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            paths[name] = None
+    return paths
+
+
+def batch_target(
+    files: Sequence[tuple[str, bytes]], *, competition: Competition | None
+) -> Competition | None:
+    """The competition a batch of ``files`` is for. A named ``competition`` must hold every
+    file's match (a ValidationError names each file that lies outside); without one, the
+    nearest existing node holding them all, or None when they share none (different trees,
+    or an event not imported yet)."""
+    paths = _paths(files)
+    if competition is not None:
+        # Cricket's node codes are what the import finds nodes by: a match belongs to the
+        # competition when the competition's code is on the match's path.
+        cricket = competition.sport_id is not None and competition.sport.code == CRICKET
+        outside = [
+            f"{name}: its match belongs to {' > '.join(step.name for step in path)}, outside "
+            f"the batch's competition {competition.name} ({competition.code})"
+            for name, path in paths.items()
+            if path is not None and not (cricket and competition.code in {s.code for s in path})
+        ]
+        if outside:
+            raise ValidationError(outside)
+        return competition
+    known = [path for path in paths.values() if path is not None]
+    if not known:
+        return None
+    codes = {step.code for path in known for step in path}
+    nodes = {
+        node.code: node for node in Competition.objects.filter(sport__code=CRICKET, code__in=codes)
+    }
+    deepest = []
+    for path in known:
+        found = [nodes[step.code] for step in path if step.code in nodes]
+        if not found:
+            return None
+        deepest.append(found[-1])
+    if len({node.tree_id for node in deepest}) > 1:
+        return None
+    return (
+        Competition.objects.filter(
+            tree_id=deepest[0].tree_id,
+            lft__lte=min(node.lft for node in deepest),
+            rght__gte=max(node.rght for node in deepest),
+        )
+        .order_by("-level")
+        .first()
+    )
 
 
 def _same_package(batch: Batch, sha: str) -> Batch:
@@ -198,7 +291,8 @@ def batch_validate(*, batch: Batch, actor=None) -> Batch:
         checkpoint.attempts += 1
         checkpoint.save(update_fields=["attempts", "updated_at"])
     kinds = set(DismissalKind.objects.values_list("name", flat=True))
-    for item in batch.items.filter(ordinal__gt=checkpoint.ordinal).order_by("ordinal"):
+    pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
+    for item in pending.order_by("ordinal"):
         with transaction.atomic():
             _validate_item(item, kinds=kinds)
             BatchCheckpoint.objects.filter(pk=checkpoint.pk).update(
@@ -231,12 +325,17 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
         None,
     )
     try:
-        document = load(bytes(item.raw), filename=item.filename, match_id=item.source_identity)
+        raw = item_bytes(item)
+        document = load(raw, filename=item.filename, match_id=item.source_identity)
+    except ItemBytesGone as exc:
+        problems = [{"path": "(file)", "rule": "bytes-kept", "message": str(exc)}]
     except CricsheetRejected as exc:
         problems = [{"path": p.path, "rule": p.rule, "message": p.message} for p in exc.problems]
     else:
         problems = _kind_problems(document, kinds)
         resolution = _resolve(item, document)
+        if item.operation == ItemOperation.CORRECT and not problems:
+            problems = _correction_problems(item, document, resolution)
     item.outcome = ItemOutcome.INVALID if problems else ItemOutcome.VALID
     item.problems, item.resolution = problems, resolution
     item.save(
@@ -256,6 +355,42 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
         problems=problems,
         resolution=resolution,
     )
+
+
+class ItemBytesGone(Exception):
+    """An item's bytes can no longer be read: expired by the retention policy, or not what
+    was stored. The message names the item and why."""
+
+
+def item_bytes(item: BatchItem) -> bytes:
+    """The item's file, read through the storage API (never from the database)."""
+    stored = item.stored_object
+    try:
+        return stored_object_read(stored)
+    except StoredObjectExpired:
+        raise ItemBytesGone(
+            f"item {item.ordinal} ({item.filename}): its bytes (stored object {stored.pk}) "
+            f"expired at {stored.expires_at:%Y-%m-%d %H:%M:%S %Z} and were deleted "
+            f"{stored.deleted_at:%Y-%m-%d %H:%M:%S %Z}; submit the file again in a new batch"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise ItemBytesGone(
+            f"item {item.ordinal} ({item.filename}): its bytes (stored object {stored.pk}) "
+            f"cannot be read: {exc}"
+        ) from None
+
+
+def _correction_problems(item: BatchItem, document: dict, resolution: dict) -> list[dict]:
+    """A correction must apply: the same plan publication will follow, computed without
+    writing. The evidence records how many fields it changes; a file that changes what a
+    correction cannot makes the item invalid, with the reason."""
+    try:
+        diff = source_correction_diff(fixture=item.correction_target, document=document)
+    except ValidationError as exc:
+        return [{"path": "(file)", "rule": "correction", "message": " ".join(exc.messages)}]
+    resolution["fixture"]["changes"] = len(diff)
+    resolution["fixture"]["deliveries"] = len({(d.innings, d.over, d.position) for d in diff})
+    return []
 
 
 def _kind_problems(document: dict, kinds: set[str]) -> list[dict]:
@@ -497,8 +632,20 @@ def batch_publish(*, batch: Batch, worker: str, lease: timedelta = LEASE) -> Bat
         checkpoint.save()
         if batch.state == BatchState.APPROVED:
             _transition(batch, BatchState.PUBLISHING)
-    importer = Importer(actor=batch.submitter, kind=SubmissionKind.BATCH, note=f"batch {batch.pk}")
-    for item in batch.items.filter(ordinal__gt=checkpoint.ordinal).order_by("ordinal"):
+    # Corrections (a known match in other bytes) go through the same correction path as a
+    # revised corpus file, under a reason naming the batch and with the approval recorded.
+    approval = batch.review_decisions.filter(decision=ReviewDecision.APPROVE).latest("created_at")
+    importer = Importer(
+        actor=batch.submitter,
+        kind=SubmissionKind.BATCH,
+        note=f"batch {batch.pk}",
+        correction_reason=f"batch {batch.pk}: {SOURCE_REVISION}",
+        correction_review=CorrectionReview(
+            reviewer=approval.reviewer, reviewed_at=approval.created_at, reason=approval.reason
+        ),
+    )
+    pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
+    for item in pending.order_by("ordinal"):
         with transaction.atomic():
             checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)
             _take_lease(checkpoint, worker=worker, lease=lease)
@@ -529,22 +676,31 @@ def _take_lease(checkpoint: BatchCheckpoint, *, worker: str, lease: timedelta) -
 
 
 def _publish_item(importer: Importer, item: BatchItem) -> None:
+    """One item in the caller's transaction: a new match is imported; a correction (the
+    match is known, the bytes differ) becomes corrections of exactly the balls that differ,
+    and the item links the delivery revisions they wrote. The importer refreshes the
+    statistics of what it changed."""
     item.published_at = timezone.now()
     if item.outcome != ItemOutcome.VALID:
         item.publication, item.publication_error = PublicationOutcome.FAILED, "not valid"
-    elif item.operation == ItemOperation.CORRECT:
-        # Corrections of published fixtures go through the correction path (not on main
-        # yet); the intent and its target stay recorded on the item.
-        item.publication = PublicationOutcome.AWAITING_CORRECTION_PATH
+        item.save(update_fields=["publication", "publication_error", "published_at"])
+        return
+    try:
+        raw = item_bytes(item)
+    except ItemBytesGone as exc:
+        item.publication, item.publication_error = PublicationOutcome.FAILED, str(exc)
+        item.save(update_fields=["publication", "publication_error", "published_at"])
+        return
+    result = importer.import_file(raw, filename=item.filename)
+    if result.outcome in (Outcome.NEW, Outcome.UPDATED):
+        item.publication, item.fixture_id = PublicationOutcome.PUBLISHED, result.fixture_id
+    elif result.outcome == Outcome.UNCHANGED:
+        item.publication, item.fixture_id = PublicationOutcome.UNCHANGED, result.fixture_id
     else:
-        result = importer.import_file(bytes(item.raw), filename=item.filename)
-        if result.outcome == Outcome.NEW:
-            item.publication, item.fixture_id = PublicationOutcome.PUBLISHED, result.fixture_id
-        elif result.outcome == Outcome.UNCHANGED:
-            item.publication, item.fixture_id = PublicationOutcome.UNCHANGED, result.fixture_id
-        else:
-            item.publication, item.publication_error = PublicationOutcome.FAILED, result.error
+        item.publication, item.publication_error = PublicationOutcome.FAILED, result.error
     item.save(update_fields=["publication", "publication_error", "fixture", "published_at"])
+    if result.revisions:
+        item.published_deliveries.set(result.revisions)
 
 
 def _publication_summary(batch: Batch) -> str:

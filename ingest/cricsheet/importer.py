@@ -38,7 +38,11 @@ from django.utils.text import slugify
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
 from omnium.bulk import Inserts
 from omnium.models import uuid7
-from sports.cricket.corrections import fixture_corrections_from_source
+from sports.cricket.corrections import (
+    SOURCE_REVISION,
+    CorrectionReview,
+    fixture_corrections_from_source,
+)
 from sports.cricket.models import (
     Delivery,
     DeliveryReplacement,
@@ -140,6 +144,8 @@ class MatchResult:
     deliveries: int = 0
     fixture_id: Any = None
     error: str = ""
+    # A revised file of a known match: the delivery revisions its corrections wrote.
+    revisions: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -229,6 +235,48 @@ def match_id_of(filename: str) -> str:
     return base[:-5] if base.lower().endswith(".json") else base
 
 
+@dataclass(frozen=True)
+class PathStep:
+    code: str
+    name: str
+    type: str
+
+
+def competition_path(info: dict) -> list[PathStep]:
+    """The competition nodes a match sits under, root first, as the import names them:
+    event > season > stage > group; a match with no event sits under a node per match
+    type, gender and team type. Pure: it reads the file's ``info`` only, so a batch can say
+    where its matches will go before anything is written. Codes identify the nodes
+    (unique among cricket's competitions)."""
+    gender = info["gender"]
+    women = gender == "female"
+    event = info.get("event") or {}
+    season = str(info.get("season") or info["dates"][0][:4])
+    if event.get("name"):
+        name = event["name"]
+        if women and "women" not in name.lower():
+            name = f"{name} (women)"
+        path = [PathStep(slugify(name)[:64], name, "event")]
+    else:
+        label = (
+            f"{info['match_type']} matches ({'women' if women else 'men'}, "
+            f"{info.get('team_type', 'international')})"
+        )
+        path = [PathStep(slugify(label)[:64], label, "format")]
+    path.append(PathStep(f"{path[-1].code[:50]}-{slugify(season)}"[:64], season, "season"))
+    for key in ("stage", "group"):
+        if event.get(key) not in (None, ""):
+            value = str(event[key])
+            path.append(
+                PathStep(
+                    f"{path[-1].code[:50]}-{key[0]}-{slugify(value)}"[:64],
+                    value if key == "stage" else f"Group {value}",
+                    key,
+                )
+            )
+    return path
+
+
 # --- the import ----------------------------------------------------------------------------
 
 
@@ -306,6 +354,8 @@ class Importer:
         note: str = "",
         refresh: bool = True,
         shared: bool = False,
+        correction_reason: str = SOURCE_REVISION,
+        correction_review: CorrectionReview | None = None,
     ) -> None:
         """``actor`` is who submitted the files (their submissions name them); ``kind`` and
         ``note`` describe where the files came from (a corpus, a reviewed batch...).
@@ -322,6 +372,9 @@ class Importer:
         (``rebuild_cricket_statistics``) instead of refreshing match by match."""
         self.actor = actor
         self.kind, self.note = kind, note
+        # A revised file of a known match becomes corrections with this reason (and, from a
+        # reviewed batch, the reviewer's approval on each history row).
+        self.correction_reason, self.correction_review = correction_reason, correction_review
         self.refresh = refresh
         self.shared = shared
         self.retries = 0  # shared mode: matches tried again (reported with each result)
@@ -402,7 +455,13 @@ class Importer:
         connections.close_all()  # a forked child must open its own connection
         inboxes = [context.Queue(maxsize=64) for _ in range(workers)]
         outbox = context.Queue()
-        options = {"actor": self.actor, "kind": self.kind, "note": self.note}
+        options = {
+            "actor": self.actor,
+            "kind": self.kind,
+            "note": self.note,
+            "correction_reason": self.correction_reason,
+            "correction_review": self.correction_review,
+        }
         processes = [
             context.Process(
                 target=_worker, args=(inbox, outbox, options, self.refresh), daemon=True
@@ -543,7 +602,12 @@ class Importer:
                 )
                 fixture = Fixture.objects.get(pk=follow_merges(Fixture, known[0]))
                 result = fixture_corrections_from_source(
-                    fixture=fixture, document=document, submission=submission, actor=self.actor
+                    fixture=fixture,
+                    document=document,
+                    submission=submission,
+                    actor=self.actor,
+                    reason=self.correction_reason,
+                    review=self.correction_review,
                 )
                 timeline_append(
                     fixture=fixture,
@@ -568,6 +632,11 @@ class Importer:
             filename,
             Outcome.UPDATED if result.corrections else Outcome.UNCHANGED,
             fixture_id=fixture.pk,
+            revisions=[
+                delivery.pk
+                for correction in result.corrections
+                for delivery in (correction.delivery, *correction.relabelled)
+            ],
         )
 
     # --- reference rows --------------------------------------------------------------------
@@ -648,35 +717,10 @@ class Importer:
         return node
 
     def _competition(self, info: dict) -> Competition:
-        """event > season > stage > group; a match with no event sits under a node per
-        match type, gender and team type."""
-        gender = info["gender"]
-        women = gender == "female"
-        event = info.get("event") or {}
-        season = str(info.get("season") or info["dates"][0][:4])
-        if event.get("name"):
-            name = event["name"]
-            if women and "women" not in name.lower():
-                name = f"{name} (women)"
-            root = self._node(code=slugify(name), name=name, type="event", parent=None)
-        else:
-            label = (
-                f"{info['match_type']} matches ({'women' if women else 'men'}, "
-                f"{info.get('team_type', 'international')})"
-            )
-            root = self._node(code=slugify(label), name=label, type="format", parent=None)
-        node = self._node(
-            code=f"{root.code[:50]}-{slugify(season)}", name=season, type="season", parent=root
-        )
-        for key in ("stage", "group"):
-            if event.get(key) not in (None, ""):
-                value = str(event[key])
-                node = self._node(
-                    code=f"{node.code[:50]}-{key[0]}-{slugify(value)}",
-                    name=value if key == "stage" else f"Group {value}",
-                    type=key,
-                    parent=node,
-                )
+        """The match's node (see ``competition_path``), creating what is missing."""
+        node = None
+        for step in competition_path(info):
+            node = self._node(code=step.code, name=step.name, type=step.type, parent=node)
         return node
 
     def _team(self, name: str, gender: str, seen_at: datetime) -> Participant:
