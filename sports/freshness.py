@@ -73,11 +73,16 @@ _SCORECARD_STATE = CompiledState(_scorecard_state)
 
 
 def scorecard_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
-    """A cricket scorecard: the fixture, its log position and its innings."""
+    """A cricket scorecard: the fixture, its log position and its innings, and the
+    definition its lines are built to (the card reads the derived lines, rebuilt before
+    they are read when stale: ``statistics_lines_ensure``)."""
+    from sports.cricket.stats.engine import LINES_DEFINITION_VERSION
+
     pk = parse_uuid(pk)
     if pk is None:
         return None
-    return _SCORECARD_STATE.row(pk)
+    state = _SCORECARD_STATE.row(pk)
+    return None if state is None else (*state, LINES_DEFINITION_VERSION)
 
 
 _CAREER_STATE = """
