@@ -124,6 +124,12 @@ class BatchItem(models.Model):
     fixture = models.ForeignKey(
         "sports.Fixture", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # The submission publication recorded for this file: where a delivery's provenance
+    # leads back to its batch. Empty until published, and for a file whose bytes were
+    # already published (nothing new was recorded).
+    submission = models.OneToOneField(
+        "sports.Submission", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     published_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

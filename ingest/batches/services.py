@@ -538,13 +538,16 @@ def _publish_item(importer: Importer, item: BatchItem) -> None:
         item.publication = PublicationOutcome.AWAITING_CORRECTION_PATH
     else:
         result = importer.import_file(bytes(item.raw), filename=item.filename)
+        item.submission_id = result.submission_id
         if result.outcome == Outcome.NEW:
             item.publication, item.fixture_id = PublicationOutcome.PUBLISHED, result.fixture_id
         elif result.outcome == Outcome.UNCHANGED:
             item.publication, item.fixture_id = PublicationOutcome.UNCHANGED, result.fixture_id
         else:
             item.publication, item.publication_error = PublicationOutcome.FAILED, result.error
-    item.save(update_fields=["publication", "publication_error", "fixture", "published_at"])
+    item.save(
+        update_fields=["publication", "publication_error", "fixture", "submission", "published_at"]
+    )
 
 
 def _publication_summary(batch: Batch) -> str:

@@ -135,6 +135,8 @@ class MatchResult:
     deliveries: int = 0
     fixture_id: Any = None
     error: str = ""
+    # The submission this file was recorded as (None when it was already known).
+    submission_id: Any = None
 
 
 @dataclass
@@ -369,7 +371,13 @@ class Importer:
                 Outcome.REJECTED,
                 error=f"{filename}: not imported, nothing written: {exc}",
             )
-        return MatchResult(filename, Outcome.NEW, deliveries=deliveries, fixture_id=fixture.pk)
+        return MatchResult(
+            filename,
+            Outcome.NEW,
+            deliveries=deliveries,
+            fixture_id=fixture.pk,
+            submission_id=fixture.first_seen_in_id,
+        )
 
     def _refresh_statistics(self) -> None:
         """The statistics refresh path for the matches written since the last call: one
@@ -431,6 +439,7 @@ class Importer:
             filename,
             Outcome.UPDATED if result.corrections else Outcome.UNCHANGED,
             fixture_id=fixture.pk,
+            submission_id=submission.pk,
         )
 
     # --- reference rows --------------------------------------------------------------------
