@@ -3,7 +3,10 @@
 Tests talk to the real PostgreSQL and Redis; nothing here swaps in SQLite or a fake cache.
 """
 
+import atexit
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("DEBUG", "false")
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz")
@@ -12,6 +15,11 @@ os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
 os.environ.setdefault("CACHE_KEY_PREFIX", "omnium-test")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", "omnium-test")
+# Uploaded bytes of a test run go to a directory of its own, never the developer's var/.
+# Set in the environment, so a worker process the tests start reads the same directory.
+if "STORED_OBJECTS_ROOT" not in os.environ:
+    os.environ["STORED_OBJECTS_ROOT"] = tempfile.mkdtemp(prefix="omnium-test-objects-")
+    atexit.register(shutil.rmtree, os.environ["STORED_OBJECTS_ROOT"], ignore_errors=True)
 
 from omnium.settings import *  # noqa: F403
 

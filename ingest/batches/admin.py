@@ -60,6 +60,7 @@ class ItemInline(ReviewersOnly, admin.TabularInline):
         "ordinal",
         "source_identity",
         "filename",
+        "stored_object",
         "outcome",
         "problems_shown",
         "resolution_shown",

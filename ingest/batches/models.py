@@ -94,14 +94,18 @@ class PublicationOutcome(models.TextChoices):
 
 
 class BatchItem(models.Model):
-    """One submitted match file, kept whole (its bytes) with what validation found."""
+    """One submitted match file with what validation found. Its bytes are a stored object
+    (private, with an expiry); ``sha256`` and ``byte_size`` repeat the object's, and the
+    database refuses an item whose checksum is not its object's."""
 
     id = models.BigAutoField(primary_key=True)
     batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="items")
     ordinal = models.PositiveIntegerField()
     source_identity = models.CharField(max_length=64)  # the Cricsheet match id
     filename = models.CharField(max_length=512)
-    raw = models.BinaryField()
+    stored_object = models.ForeignKey(
+        "ingest.StoredObject", on_delete=models.PROTECT, related_name="+"
+    )
     sha256 = models.CharField(max_length=64)
     byte_size = models.PositiveIntegerField()
     outcome = models.CharField(
@@ -150,7 +154,29 @@ class BatchItem(models.Model):
                 name="batch_item_published_at_all_or_none",
             ),
         ]
-        triggers = [pgtrigger.Protect(name="batch_item_never_deleted", operation=pgtrigger.Delete)]
+        triggers = [
+            pgtrigger.Protect(name="batch_item_never_deleted", operation=pgtrigger.Delete),
+            # The checksum an item shows is the one of the bytes actually kept for it.
+            pgtrigger.Trigger(
+                name="batch_item_is_its_stored_object",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert | pgtrigger.Update,
+                func="""
+                IF NOT EXISTS (
+                    SELECT 1 FROM ingest_storedobject o
+                    WHERE o.id = NEW.stored_object_id
+                      AND o.sha256 = NEW.sha256
+                      AND o.byte_size = NEW.byte_size
+                ) THEN
+                    RAISE EXCEPTION
+                        'batch item %: sha256 % and size % are not those of stored object %',
+                        NEW.ordinal, NEW.sha256, NEW.byte_size, NEW.stored_object_id
+                        USING ERRCODE = 'check_violation';
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.ordinal}. {self.source_identity}"

@@ -89,6 +89,7 @@ class BatchItemSerializer(serializers.ModelSerializer):
             "ordinal",
             "source_identity",
             "filename",
+            "stored_object",
             "sha256",
             "byte_size",
             "outcome",

@@ -42,6 +42,7 @@ from ingest.batches.models import (
 from ingest.batches.permissions import can_submit, review_refusal
 from ingest.cricsheet.importer import Importer, Outcome, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
+from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
 from sports.cricket.models import DismissalKind
 from sports.cricket.services import SOURCE
 from sports.models import (
@@ -144,20 +145,29 @@ def batch_submit(
     except IntegrityError:  # the same key arrived concurrently: that one won
         existing = Batch.objects.get(submitter=submitter, idempotency_key=key)
         return _same_package(existing, sha), False
-    BatchItem.objects.bulk_create(
-        [
+    items = []
+    for ordinal, (name, raw) in enumerate(files, start=1):
+        # The bytes are kept privately, owned by the submitter, until their expiry; the item
+        # names the object and repeats its checksum (the database holds the two equal).
+        stored = stored_object_create(
+            owner=submitter,
+            raw=raw,
+            original_name=name.rsplit(":", 1)[-1],
+            media_type="application/json",
+            actor=submitter,
+        )
+        items.append(
             BatchItem(
                 batch=batch,
                 ordinal=ordinal,
                 source_identity=match_id_of(name)[:64],
                 filename=name[-512:],
-                raw=raw,
-                sha256=hashlib.sha256(raw).hexdigest(),
-                byte_size=len(raw),
+                stored_object=stored,
+                sha256=stored.sha256,
+                byte_size=stored.byte_size,
             )
-            for ordinal, (name, raw) in enumerate(files, start=1)
-        ]
-    )
+        )
+    BatchItem.objects.bulk_create(items)
     batch.state = ""
     _transition(batch, BatchState.RECEIVED, actor=submitter, reason=f"{len(files)} file(s)")
     audit_record(
@@ -198,7 +208,8 @@ def batch_validate(*, batch: Batch, actor=None) -> Batch:
         checkpoint.attempts += 1
         checkpoint.save(update_fields=["attempts", "updated_at"])
     kinds = set(DismissalKind.objects.values_list("name", flat=True))
-    for item in batch.items.filter(ordinal__gt=checkpoint.ordinal).order_by("ordinal"):
+    pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
+    for item in pending.order_by("ordinal"):
         with transaction.atomic():
             _validate_item(item, kinds=kinds)
             BatchCheckpoint.objects.filter(pk=checkpoint.pk).update(
@@ -231,7 +242,10 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
         None,
     )
     try:
-        document = load(bytes(item.raw), filename=item.filename, match_id=item.source_identity)
+        raw = _item_bytes(item)
+        document = load(raw, filename=item.filename, match_id=item.source_identity)
+    except ItemBytesGone as exc:
+        problems = [{"path": "(file)", "rule": "bytes-kept", "message": str(exc)}]
     except CricsheetRejected as exc:
         problems = [{"path": p.path, "rule": p.rule, "message": p.message} for p in exc.problems]
     else:
@@ -256,6 +270,29 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
         problems=problems,
         resolution=resolution,
     )
+
+
+class ItemBytesGone(Exception):
+    """An item's bytes can no longer be read: expired by the retention policy, or not what
+    was stored. The message names the item and why."""
+
+
+def _item_bytes(item: BatchItem) -> bytes:
+    """The item's file, read through the storage API (never from the database)."""
+    stored = item.stored_object
+    try:
+        return stored_object_read(stored)
+    except StoredObjectExpired:
+        raise ItemBytesGone(
+            f"item {item.ordinal} ({item.filename}): its bytes (stored object {stored.pk}) "
+            f"expired at {stored.expires_at:%Y-%m-%d %H:%M:%S %Z} and were deleted "
+            f"{stored.deleted_at:%Y-%m-%d %H:%M:%S %Z}; submit the file again in a new batch"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise ItemBytesGone(
+            f"item {item.ordinal} ({item.filename}): its bytes (stored object {stored.pk}) "
+            f"cannot be read: {exc}"
+        ) from None
 
 
 def _kind_problems(document: dict, kinds: set[str]) -> list[dict]:
@@ -498,7 +535,8 @@ def batch_publish(*, batch: Batch, worker: str, lease: timedelta = LEASE) -> Bat
         if batch.state == BatchState.APPROVED:
             _transition(batch, BatchState.PUBLISHING)
     importer = Importer(actor=batch.submitter, kind=SubmissionKind.BATCH, note=f"batch {batch.pk}")
-    for item in batch.items.filter(ordinal__gt=checkpoint.ordinal).order_by("ordinal"):
+    pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
+    for item in pending.order_by("ordinal"):
         with transaction.atomic():
             checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)
             _take_lease(checkpoint, worker=worker, lease=lease)
@@ -537,7 +575,13 @@ def _publish_item(importer: Importer, item: BatchItem) -> None:
         # yet); the intent and its target stay recorded on the item.
         item.publication = PublicationOutcome.AWAITING_CORRECTION_PATH
     else:
-        result = importer.import_file(bytes(item.raw), filename=item.filename)
+        try:
+            raw = _item_bytes(item)
+        except ItemBytesGone as exc:
+            item.publication, item.publication_error = PublicationOutcome.FAILED, str(exc)
+            item.save(update_fields=["publication", "publication_error", "published_at"])
+            return
+        result = importer.import_file(raw, filename=item.filename)
         item.submission_id = result.submission_id
         if result.outcome == Outcome.NEW:
             item.publication, item.fixture_id = PublicationOutcome.PUBLISHED, result.fixture_id

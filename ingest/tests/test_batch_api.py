@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from ingest.batches import services
 from ingest.batches.models import Batch, BatchState
+from ingest.storage import stored_object_read
 from ingest.tests.batch_factories import SMALL, BatchFactory, sample
 from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
@@ -78,7 +79,7 @@ def test_multipart_upload(submitter):
         HTTP_IDEMPOTENCY_KEY="m1",
     )
     assert response.status_code == 201, response.data
-    assert bytes(Batch.objects.get().items.get().raw) == raw
+    assert stored_object_read(Batch.objects.get().items.get().stored_object) == raw
 
 
 def test_bad_base64_is_a_400_naming_the_file(submitter):

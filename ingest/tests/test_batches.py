@@ -19,6 +19,7 @@ from ingest.batches.models import (
     PublicationOutcome,
 )
 from ingest.cricsheet.importer import Importer
+from ingest.storage import stored_object_read
 from ingest.tests.batch_factories import SMALL, BatchFactory, sample
 from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import EntityType, ExternalIdMap, Fixture, Submission, SubmissionKind
@@ -50,7 +51,7 @@ def test_submit_stages_items_in_payload_order_and_publishes_nothing(submitter):
         (1, SMALL[0]),
         (2, SMALL[1]),
     ]
-    assert bytes(batch.items.get(ordinal=1).raw) == sample(SMALL[0])[1]
+    assert stored_object_read(batch.items.get(ordinal=1).stored_object) == sample(SMALL[0])[1]
     assert list(batch.transitions.values_list("from_state", "to_state")) == [("", "received")]
     assert AuditEntry.objects.filter(action="ingest.batch_submit", actor=submitter).count() == 1
     assert not ExternalIdMap.objects.filter(entity_type=EntityType.FIXTURE).exists()
