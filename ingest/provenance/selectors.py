@@ -383,9 +383,7 @@ def _source(submission, item: BatchItem | None, decisions: dict) -> dict[str, An
         }
         for d in decisions.get(batch.pk, [])
     ]
-    if item.stored_object is None:
-        entry["explanation"] = "The batch item holds no stored object."
-    elif item.stored_object.retention_state == RetentionState.EXPIRED:
+    if item.stored_object.retention_state == RetentionState.EXPIRED:
         entry["explanation"] = (
             "The file's bytes have expired under the retention policy; its checksum and "
             "metadata remain."
@@ -401,9 +399,7 @@ def _no_batch(submission) -> str:
     return f"{submission.get_kind_display()}: no batch, no review."
 
 
-def _stored(stored) -> dict[str, Any] | None:
-    if stored is None:
-        return None
+def _stored(stored) -> dict[str, Any]:
     return {
         "id": stored.pk,
         "sha256": stored.sha256,
