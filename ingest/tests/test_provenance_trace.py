@@ -3,9 +3,11 @@ corrections, the batch item, batch, stored object checksum, submitter and review
 
 import hashlib
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.management import call_command
 from django.utils import timezone
 
 from accounts.access import account_tombstone, competition_grant_set
@@ -317,3 +319,18 @@ def test_items_of_a_batch_that_published_nothing_new_link_no_submission(submitte
     item = BatchItem.objects.get(batch=again)
     assert item.publication == "unchanged"
     assert item.submission_id is None
+
+
+def test_the_backfill_links_items_published_before_the_link_existed(editor, batch, line):
+    BatchItem.objects.filter(batch=batch).update(submission=None)
+    out = StringIO()
+    call_command("link_batch_item_submissions", stdout=out)
+    assert out.getvalue().startswith("1 batch item(s) linked")
+    (source,) = _trace(editor, line)["sources"]
+    assert source["batch"]["id"] == batch.pk
+
+
+def test_the_backfill_run_again_links_nothing(batch):
+    out = StringIO()
+    call_command("link_batch_item_submissions", stdout=out)
+    assert out.getvalue().startswith("0 batch item(s)")
