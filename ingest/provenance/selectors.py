@@ -16,10 +16,13 @@ a scope (their career runs in T20s, say). The trace answers with:
 People are shown by display name, or as a deleted account once tombstoned: the rows stay,
 so the trace still resolves, but nothing personal is repeated.
 
-Query budget: a fixed number of queries per trace, whatever the number of deliveries
-(deliveries with their people and submissions, wickets, fielders, correction rows, batch
-items, review decisions). An aggregate is paged by fixture with a keyset cursor, so a
-career of thousands of balls is read a few matches at a time.
+Query budget, whatever the number of deliveries: a line's trace reads the line, the
+merged ids, the deliveries (with their people and submissions), their wickets, fielders and
+correction rows, the batch items and the review decisions, at most eight queries (a look-up
+with nothing to find is skipped; a scoped reviewer's grant check is one more). An aggregate
+reads the figure's total, the page's fixtures and their lines instead of the line, and the
+scope's competition when named. It is paged by fixture with a keyset cursor, so a career of
+thousands of balls is read a few matches at a time.
 
 Lives in ``ingest`` because the chain ends in batches and stored objects; ``sports`` never
 imports ``ingest``.

@@ -334,3 +334,11 @@ def test_the_backfill_run_again_links_nothing(batch):
     out = StringIO()
     call_command("link_batch_item_submissions", stdout=out)
     assert out.getvalue().startswith("0 batch item(s)")
+
+
+def test_a_reviewer_granted_every_competition_traces_a_whole_career(reviewer, admin_user, line):
+    competition_grant_set(user=reviewer, competition=None, role=Role.REVIEWER, actor=admin_user)
+    trace = trace_aggregate(
+        user=reviewer, participant=line.participant, figure="runs", scope=Scope()
+    )
+    assert trace["value"] == line.runs
