@@ -122,6 +122,18 @@ def user_can(user, capability: str, competition: Competition | None = None) -> b
     return grants.filter(Q(subject_id=ALL_SUBJECTS) | Q(subject_id__in=covering)).exists()
 
 
+def user_can_everywhere(user, capability: str) -> bool:
+    """Whether ``user`` may ``capability`` on every competition, including ones not made
+    yet: an unscoped role (editor, administrator), or a grant on ``"*"``. At most one query."""
+    role = effective_role(user)
+    needed = CAPABILITY_ROLE[Capability(capability)]
+    if role is None or ROLE_RANK[role] < ROLE_RANK[needed]:
+        return False
+    if role not in SCOPED_ROLES:
+        return True
+    return _scoped_grants(user, capability).filter(subject_id=ALL_SUBJECTS).exists()
+
+
 def competitions_for(user, capability: str):
     """The competitions ``user`` may ``capability`` on, as a queryset (a reviewer's queue,
     a submitter's choice of target). Grants cover subtrees: one range condition each."""

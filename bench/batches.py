@@ -45,6 +45,10 @@ def main(argv: list[str]) -> None:
     users = get_user_model().objects
     submitter = users.create(username="bench-submitter", role="submitter")
     reviewer = users.create(username="bench-reviewer", role="reviewer", is_staff=True)
+    from accounts.access import competition_grant_set
+
+    for user in (submitter, reviewer):  # the corpus spans many trees: every competition
+        competition_grant_set(user=user, competition=None, role=user.role, actor=None)
 
     start = time.perf_counter()
     summary = Importer().run_sources(baseline)

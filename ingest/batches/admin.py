@@ -24,21 +24,25 @@ from ingest.batches.models import (
     BatchStateTransition,
     OnboardingDecision,
 )
-from ingest.batches.permissions import may_review_batches
+from ingest.batches.permissions import may_review_batches, reviewable_batches
 from ingest.batches.tasks import publish_after_commit
 
 
 class ReviewersOnly:
-    """Reviewers (and editors, administrators) read; nobody edits or deletes in place."""
+    """Reviewers (and editors, administrators) read the batches of the competitions they
+    may review; nobody edits or deletes in place."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return may_review_batches(request.user)
+        return _may_review(request)
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return may_review_batches(request.user)
+        if not _may_review(request):
+            return False
+        batch = _batch_of(obj)
+        return batch is None or _reviewable(request).filter(pk=batch.pk).exists()
 
     def has_review_permission(self, request: HttpRequest) -> bool:
-        return may_review_batches(request.user)
+        return _may_review(request)
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
@@ -48,6 +52,25 @@ class ReviewersOnly:
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+
+# The admin asks the same question many times per page; the answer holds for one request.
+def _may_review(request: HttpRequest) -> bool:
+    if not hasattr(request, "_may_review_batches"):
+        request._may_review_batches = may_review_batches(request.user)
+    return request._may_review_batches
+
+
+def _reviewable(request: HttpRequest):
+    if not hasattr(request, "_reviewable_batches"):
+        request._reviewable_batches = reviewable_batches(request.user, Batch.objects.all())
+    return request._reviewable_batches
+
+
+def _batch_of(obj) -> Batch | None:
+    if obj is None or isinstance(obj, Batch):
+        return obj
+    return obj.batch
 
 
 def _pretty(value) -> str:
@@ -122,7 +145,15 @@ def _reason_page(modeladmin, request, queryset, *, title: str, action: str):
 
 @admin.register(Batch)
 class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
-    list_display = ("__str__", "submitter", "state", "files", "outstanding_tasks", "created_at")
+    list_display = (
+        "__str__",
+        "submitter",
+        "competition",
+        "state",
+        "files",
+        "outstanding_tasks",
+        "created_at",
+    )
     list_filter = ("state",)
     search_fields = ("id", "submitter__username", "idempotency_key")
     readonly_fields = (
@@ -144,7 +175,8 @@ class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .select_related("submitter")
+            .filter(pk__in=_reviewable(request).values("pk"))
+            .select_related("submitter", "competition")
             .annotate(
                 file_count=Count("items", distinct=True),
                 open_tasks=Count(
@@ -219,6 +251,10 @@ class OnboardingTaskAdmin(ReviewersOnly, admin.ModelAdmin):
     )
     fields = readonly_fields
     actions = ("link_to_candidate", "accept_creation")
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        return queryset.filter(batch__in=_reviewable(request).values("pk")).select_related("batch")
 
     @admin.action(
         description="Link to the participant of the same name (one candidate only)",

@@ -1,6 +1,6 @@
 """API of staged batches (/api/v1/batches/). Submitters upload and read their own batches;
-reviewers read the queue and decide. Every route needs a signed-in account; the role checks
-are the services' (ingest.batches.permissions)."""
+reviewers read the queue of the competitions their grants cover and decide. Every route
+needs a signed-in account; the checks are ingest.batches.permissions, through the services."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from ingest.batches import services
 from ingest.batches.models import Batch
-from ingest.batches.permissions import may_review_batches
+from ingest.batches.permissions import visible_batches
 from ingest.batches.serializers import (
     BatchDecisionSerializer,
     BatchDetailSerializer,
@@ -60,8 +60,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             queryset = queryset.prefetch_related(
                 "items", "onboarding_tasks", "review_decisions__reviewer", "transitions"
             )
-        if not may_review_batches(self.request.user):
-            queryset = queryset.filter(submitter=self.request.user)
+        queryset = visible_batches(self.request.user, queryset)
         state = self.request.query_params.get("state")
         return queryset.filter(state=state) if state else queryset
 

@@ -1,41 +1,113 @@
 """Who may submit and review batches: the one place the checks live.
 
-For now the account's application role decides (accounts.models.Role). Competition-scoped
-grants (issue 9 item 1) replace the bodies of these two functions; every caller (services,
-admin, API, commands) goes through them, so nothing else changes when they do.
+Everything asks ``accounts.access`` (``user_can``, ``competitions_for``): the account's role
+is authoritative, submitters and reviewers act only inside the competitions their grants
+cover (a grant on a node covers its subtree, a grant on ``"*"`` every competition), editors
+and administrators act everywhere, and an account that cannot sign in does nothing.
+
+A batch is judged by its **target competition** (``Batch.competition``): the one its
+submitter named, or the nearest node holding all of its matches. A batch with no target
+(its matches in different trees, or in a competition that does not exist yet) can be
+submitted and reviewed only by someone who may act on every competition.
 """
 
 from __future__ import annotations
 
-from accounts.models import Role
+from django.db.models import Q, QuerySet
 
-SUBMITTING_ROLES = frozenset({Role.SUBMITTER, Role.EDITOR, Role.ADMIN})
-REVIEWING_ROLES = frozenset({Role.REVIEWER, Role.EDITOR, Role.ADMIN})
-
-
-def _active(user) -> bool:
-    return bool(user is not None and getattr(user, "is_authenticated", False) and user.is_active)
+from accounts.access import competitions_for, effective_role, user_can, user_can_everywhere
+from accounts.models import Capability
 
 
-def can_submit(user, competition=None) -> bool:
-    """May ``user`` submit a batch (for ``competition``, when one is named)?"""
-    return _active(user) and user.role in SUBMITTING_ROLES
+def _name(user) -> str:
+    return getattr(user, "username", None) or str(user)
+
+
+def _competition(competition) -> str:
+    return f"{competition.name} ({competition.code})"
+
+
+# --- submitting ----------------------------------------------------------------------------
+
+
+def may_submit_batches(user) -> bool:
+    """May ``user`` submit a batch for at least one competition?"""
+    return user_can(user, Capability.SUBMIT)
+
+
+def can_submit(user, competition) -> bool:
+    """May ``user`` submit a batch whose target is ``competition`` (None: no single target)?"""
+    return not submit_refusal(user, competition)
+
+
+def submit_refusal(user, competition) -> str:
+    """Why ``user`` may not submit for ``competition`` (empty when they may)."""
+    if not may_submit_batches(user):
+        return f"{_name(user)} may not submit batches"
+    if competition is None:
+        if user_can_everywhere(user, Capability.SUBMIT):
+            return ""
+        return (
+            f"{_name(user)} may not submit a batch without a target competition: only a "
+            "submitter for every competition may; name the competition (its files must all "
+            "belong to it)"
+        )
+    if user_can(user, Capability.SUBMIT, competition):
+        return ""
+    return f"{_name(user)} may not submit for {_competition(competition)}: no grant covers it"
+
+
+# --- reviewing ----------------------------------------------------------------------------
 
 
 def may_review_batches(user) -> bool:
-    """May ``user`` see the review queue at all?"""
-    return _active(user) and user.role in REVIEWING_ROLES
+    """May ``user`` see the review queue at all (review somewhere)?"""
+    return user_can(user, Capability.REVIEW)
 
 
 def can_review(user, batch) -> bool:
     """May ``user`` decide on ``batch``? Never on their own batch."""
-    return may_review_batches(user) and batch.submitter_id != user.pk
+    return not review_refusal(user, batch)
 
 
 def review_refusal(user, batch) -> str:
     """Why ``user`` may not review ``batch`` (empty when they may)."""
     if not may_review_batches(user):
-        return f"{getattr(user, 'username', user)} does not hold a reviewing role"
+        return f"{_name(user)} may not review batches (no reviewing role or grant)"
+    if batch.competition_id is None:
+        if not user_can_everywhere(user, Capability.REVIEW):
+            return (
+                f"batch {batch.pk} has no single target competition; only a reviewer of "
+                "every competition may review it"
+            )
+    elif not user_can(user, Capability.REVIEW, batch.competition):
+        return (
+            f"{_name(user)} may not review batches for {_competition(batch.competition)}: "
+            "no grant covers it"
+        )
     if batch.submitter_id == user.pk:
         return "a submitter cannot review their own batch"
     return ""
+
+
+def reviewable_batches(user, batches: QuerySet) -> QuerySet:
+    """``batches`` narrowed to those ``user`` may review: their competitions only (one
+    subquery). Their own batches stay in when covered; deciding on them is still refused."""
+    if effective_role(user) is None:
+        return batches.none()
+    if user_can_everywhere(user, Capability.REVIEW):
+        return batches
+    return batches.filter(competition__in=competitions_for(user, Capability.REVIEW))
+
+
+def visible_batches(user, batches: QuerySet) -> QuerySet:
+    """What ``user`` may read through the API: the batches they may review and their own."""
+    if effective_role(user) is None:
+        return batches.none()
+    if not may_review_batches(user):
+        return batches.filter(submitter=user)
+    if user_can_everywhere(user, Capability.REVIEW):
+        return batches
+    return batches.filter(
+        Q(submitter=user) | Q(competition__in=competitions_for(user, Capability.REVIEW))
+    )

@@ -13,6 +13,7 @@ item and never writes one twice.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from collections.abc import Sequence
 from datetime import timedelta
@@ -40,13 +41,14 @@ from ingest.batches.models import (
     PublicationOutcome,
     ReviewDecision,
 )
-from ingest.batches.permissions import can_submit, review_refusal
-from ingest.cricsheet.importer import Importer, Outcome, match_id_of
+from ingest.batches.permissions import may_submit_batches, review_refusal, submit_refusal
+from ingest.cricsheet.importer import Importer, Outcome, PathStep, competition_path, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
 from sports.cricket.models import DismissalKind
 from sports.cricket.services import SOURCE
 from sports.models import (
+    Competition,
     EntityType,
     ExternalIdMap,
     Fixture,
@@ -57,6 +59,7 @@ from sports.models import (
 )
 from sports.services.common import actor_label
 
+CRICKET = "cricket"
 MAX_FILES = 500
 MAX_FILE_BYTES = 20 * 1024 * 1024
 LEASE = timedelta(minutes=10)
@@ -111,8 +114,13 @@ def batch_submit(
 
     The same key from the same submitter returns the batch it first created (with
     ``created`` False), provided the files are the same; the same key over other files is
-    refused. Nothing is validated or made public here."""
-    if not can_submit(submitter, competition):
+    refused. Nothing is validated or made public here.
+
+    The batch's target competition is ``competition`` (every file must belong to it: its
+    event maps into that subtree) or, when None, the nearest existing node holding all the
+    files' matches (None when there is none). The submitter's grants must cover the target
+    (``ingest.batches.permissions``)."""
+    if not may_submit_batches(submitter):
         raise PermissionDenied(f"{submitter} may not submit batches")
     key = (idempotency_key or "").strip()
     if not key or len(key) > 200:
@@ -138,6 +146,17 @@ def batch_submit(
         seen.setdefault(match_id, name)
     if problems:
         raise ValidationError(problems)
+    # A named competition is checked before its files; a derived one once it is known.
+    refusal = submit_refusal(submitter, competition) if competition is not None else ""
+    if refusal:
+        raise PermissionDenied(refusal)
+    if competition is None:
+        competition = batch_target(files, competition=None)
+        refusal = submit_refusal(submitter, competition)
+        if refusal:
+            raise PermissionDenied(refusal)
+    else:
+        batch_target(files, competition=competition)
     try:
         with transaction.atomic():
             batch = Batch.objects.create(
@@ -179,6 +198,65 @@ def batch_submit(
         detail={"files": len(files), "sha256": sha, "idempotency_key": key},
     )
     return batch, True
+
+
+def _paths(files: Sequence[tuple[str, bytes]]) -> dict[str, list[PathStep] | None]:
+    """Where each file's match will go (None for a file too broken to say; validation
+    reports it)."""
+    paths: dict[str, list[PathStep] | None] = {}
+    for name, raw in files:
+        try:
+            paths[name] = competition_path(json.loads(raw)["info"])
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            paths[name] = None
+    return paths
+
+
+def batch_target(
+    files: Sequence[tuple[str, bytes]], *, competition: Competition | None
+) -> Competition | None:
+    """The competition a batch of ``files`` is for. A named ``competition`` must hold every
+    file's match (a ValidationError names each file that lies outside); without one, the
+    nearest existing node holding them all, or None when they share none (different trees,
+    or an event not imported yet)."""
+    paths = _paths(files)
+    if competition is not None:
+        # Cricket's node codes are what the import finds nodes by: a match belongs to the
+        # competition when the competition's code is on the match's path.
+        cricket = competition.sport_id is not None and competition.sport.code == CRICKET
+        outside = [
+            f"{name}: its match belongs to {' > '.join(step.name for step in path)}, outside "
+            f"the batch's competition {competition.name} ({competition.code})"
+            for name, path in paths.items()
+            if path is not None and not (cricket and competition.code in {s.code for s in path})
+        ]
+        if outside:
+            raise ValidationError(outside)
+        return competition
+    known = [path for path in paths.values() if path is not None]
+    if not known:
+        return None
+    codes = {step.code for path in known for step in path}
+    nodes = {
+        node.code: node for node in Competition.objects.filter(sport__code=CRICKET, code__in=codes)
+    }
+    deepest = []
+    for path in known:
+        found = [nodes[step.code] for step in path if step.code in nodes]
+        if not found:
+            return None
+        deepest.append(found[-1])
+    if len({node.tree_id for node in deepest}) > 1:
+        return None
+    return (
+        Competition.objects.filter(
+            tree_id=deepest[0].tree_id,
+            lft__lte=min(node.lft for node in deepest),
+            rght__gte=max(node.rght for node in deepest),
+        )
+        .order_by("-level")
+        .first()
+    )
 
 
 def _same_package(batch: Batch, sha: str) -> Batch:

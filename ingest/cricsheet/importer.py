@@ -226,6 +226,48 @@ def match_id_of(filename: str) -> str:
     return base[:-5] if base.lower().endswith(".json") else base
 
 
+@dataclass(frozen=True)
+class PathStep:
+    code: str
+    name: str
+    type: str
+
+
+def competition_path(info: dict) -> list[PathStep]:
+    """The competition nodes a match sits under, root first, as the import names them:
+    event > season > stage > group; a match with no event sits under a node per match
+    type, gender and team type. Pure: it reads the file's ``info`` only, so a batch can say
+    where its matches will go before anything is written. Codes identify the nodes
+    (unique among cricket's competitions)."""
+    gender = info["gender"]
+    women = gender == "female"
+    event = info.get("event") or {}
+    season = str(info.get("season") or info["dates"][0][:4])
+    if event.get("name"):
+        name = event["name"]
+        if women and "women" not in name.lower():
+            name = f"{name} (women)"
+        path = [PathStep(slugify(name)[:64], name, "event")]
+    else:
+        label = (
+            f"{info['match_type']} matches ({'women' if women else 'men'}, "
+            f"{info.get('team_type', 'international')})"
+        )
+        path = [PathStep(slugify(label)[:64], label, "format")]
+    path.append(PathStep(f"{path[-1].code[:50]}-{slugify(season)}"[:64], season, "season"))
+    for key in ("stage", "group"):
+        if event.get(key) not in (None, ""):
+            value = str(event[key])
+            path.append(
+                PathStep(
+                    f"{path[-1].code[:50]}-{key[0]}-{slugify(value)}"[:64],
+                    value if key == "stage" else f"Group {value}",
+                    key,
+                )
+            )
+    return path
+
+
 # --- the import ----------------------------------------------------------------------------
 
 
@@ -508,35 +550,10 @@ class Importer:
         return node
 
     def _competition(self, info: dict) -> Competition:
-        """event > season > stage > group; a match with no event sits under a node per
-        match type, gender and team type."""
-        gender = info["gender"]
-        women = gender == "female"
-        event = info.get("event") or {}
-        season = str(info.get("season") or info["dates"][0][:4])
-        if event.get("name"):
-            name = event["name"]
-            if women and "women" not in name.lower():
-                name = f"{name} (women)"
-            root = self._node(code=slugify(name), name=name, type="event", parent=None)
-        else:
-            label = (
-                f"{info['match_type']} matches ({'women' if women else 'men'}, "
-                f"{info.get('team_type', 'international')})"
-            )
-            root = self._node(code=slugify(label), name=label, type="format", parent=None)
-        node = self._node(
-            code=f"{root.code[:50]}-{slugify(season)}", name=season, type="season", parent=root
-        )
-        for key in ("stage", "group"):
-            if event.get(key) not in (None, ""):
-                value = str(event[key])
-                node = self._node(
-                    code=f"{node.code[:50]}-{key[0]}-{slugify(value)}",
-                    name=value if key == "stage" else f"Group {value}",
-                    type=key,
-                    parent=node,
-                )
+        """The match's node (see ``competition_path``), creating what is missing."""
+        node = None
+        for step in competition_path(info):
+            node = self._node(code=step.code, name=step.name, type=step.type, parent=node)
         return node
 
     def _team(self, name: str, gender: str, seen_at: datetime) -> Participant:

@@ -12,7 +12,8 @@ from ingest.tests.batch_factories import SMALL, BatchFactory, renamed, sample
 from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
 
-pytestmark = pytest.mark.django_db
+# The personas hold grants on every competition: these tests are not about permissions.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("batch_grants")]
 QUEUE = reverse("admin:ingest_batch_changelist")
 TASKS = reverse("admin:ingest_batchparticipantonboardingtask_changelist")
 

@@ -10,7 +10,8 @@ from ingest.tests.batch_factories import SAMPLES, SMALL
 from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
 
-pytestmark = pytest.mark.django_db
+# The personas hold grants on every competition: these tests are not about permissions.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("batch_grants")]
 PATHS = [str(SAMPLES / f"{m}.json") for m in SMALL]
 
 

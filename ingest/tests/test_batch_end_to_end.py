@@ -16,7 +16,8 @@ from sports.cricket.models import Delivery
 from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture, Submission, SubmissionKind
 
-pytestmark = pytest.mark.django_db
+# The personas hold grants on every competition: these tests are not about permissions.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("batch_grants")]
 URL = "/api/v1/batches/"
 
 

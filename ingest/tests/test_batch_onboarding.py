@@ -13,7 +13,8 @@ from sports.cricket.models import Delivery
 from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import EntityType, ExternalIdMap, Participant, ParticipantAlias
 
-pytestmark = pytest.mark.django_db
+# The personas hold grants on every competition: these tests are not about permissions.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("batch_grants")]
 NEW_ID = "0badcafe"
 
 

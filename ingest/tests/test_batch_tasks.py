@@ -12,7 +12,11 @@ from sports.cricket.stats.models import RefreshStatus, StatisticsRefresh
 from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.worker,
+    pytest.mark.usefixtures("batch_grants"),
+]
 
 
 def test_a_batch_validates_and_publishes_on_a_real_worker(

@@ -4,18 +4,19 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.access import competition_by_code
 from ingest.batches import services
 from ingest.cricsheet.importer import iter_sources
 from ingest.cricsheet.validate import CricsheetRejected
-from sports.models import Competition
 
 
 class Command(BaseCommand):
     help = (
         "Stage Cricsheet match files (files, directories, .zip, .tar.gz) as one batch in "
         "USERNAME's name, validate it, and print its id. Nothing is public until a reviewer "
-        "approves it (manage.py review_batch). Running the same command again over the same "
-        "files returns the same batch."
+        "approves it (manage.py review_batch). Without --competition the batch is for the "
+        "competition holding all its matches; either way USERNAME's grants must cover it. "
+        "Running the same command again over the same files returns the same batch."
     )
 
     def add_arguments(self, parser):
@@ -35,13 +36,10 @@ class Command(BaseCommand):
             raise CommandError(f"No account {username!r}")
         target = None
         if competition:
-            matches = list(Competition.objects.filter(code=competition)[:2])
-            if len(matches) != 1:
-                raise CommandError(
-                    f"--competition {competition!r} names "
-                    f"{'no' if not matches else 'more than one'} competition"
-                )
-            target = matches[0]
+            try:
+                target = competition_by_code(competition)
+            except ValidationError as exc:
+                raise CommandError(f"--competition {_message(exc)}") from None
         try:
             files = [(name.rsplit("/", 1)[-1], raw) for name, raw in iter_sources(paths)]
         except CricsheetRejected as exc:
