@@ -39,13 +39,12 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
-from accounts.access import ROLE_RANK, SCOPED_ROLES, effective_role, user_can
-from accounts.models import ALL_SUBJECTS, AccountGrant, Capability, Role
+from accounts.access import user_can, user_can_everywhere
+from accounts.models import Capability
 from ingest.batches.models import BatchItem, BatchReviewDecision
 from ingest.models import RetentionState
 from sports.cricket.models import (
@@ -89,19 +88,9 @@ def may_trace(user, competition: Competition | None) -> bool:
     """Reviewers within their grants, editors and administrators. A figure that spans every
     competition (``competition`` None) is for those who reach every competition: editors,
     administrators and reviewers granted ``"*"``."""
-    if competition is not None:
-        return user_can(user, Capability.REVIEW, competition)
-    role = effective_role(user)
-    if role is None or ROLE_RANK[role] < ROLE_RANK[Role.REVIEWER]:
-        return False
-    if role not in SCOPED_ROLES:
-        return True
-    return AccountGrant.objects.filter(
-        user=user,
-        subject_type=ContentType.objects.get_for_model(Competition),
-        subject_id=ALL_SUBJECTS,
-        role=Role.REVIEWER,
-    ).exists()
+    if competition is None:
+        return user_can_everywhere(user, Capability.REVIEW)
+    return user_can(user, Capability.REVIEW, competition)
 
 
 def _require(user, competition: Competition | None) -> None:

@@ -1,8 +1,15 @@
 """Published batches for provenance tests: staged, validated, approved and published through
-the batch services, then the statistic lines built (the refresh task's work, done inline)."""
+the batch services, then the statistic lines built (the refresh task's work, done inline).
+
+The batch's submitter and reviewer act on every competition (a grant on "*"); tests of who
+may trace use another reviewer, ``reviewer_without_grants``, and give it grants of their
+own."""
 
 from __future__ import annotations
 
+from accounts.access import competition_grant_set
+from accounts.models import Role
+from accounts.tests.factories import StaffFactory
 from ingest.batches import services
 from ingest.batches.models import Batch
 from ingest.tests.batch_factories import BatchFactory, sample
@@ -17,6 +24,8 @@ NASH_REGISTRY_ID = "6f049d41"
 
 
 def published_batch(*, submitter, reviewer, match_ids) -> Batch:
+    for user in (submitter, reviewer):
+        competition_grant_set(user=user, competition=None, role=user.role, actor=None)
     batch = BatchFactory(submitter=submitter, files=[sample(m) for m in match_ids])
     services.batch_validate(batch=batch)
     services.batch_review(batch=batch, reviewer=reviewer, approve=True, reason=REASON)
@@ -42,3 +51,8 @@ def participant_of(registry_id: str):
         source_code="cricsheet", entity_type=EntityType.PARTICIPANT, external_id=registry_id
     ).internal_id
     return Participant.objects.get(pk=internal)
+
+
+def reviewer_without_grants():
+    """A reviewer who has reviewed nothing here and holds no grant yet."""
+    return StaffFactory(username="scoped-reviewer", role=Role.REVIEWER)

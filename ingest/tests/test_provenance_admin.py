@@ -19,6 +19,7 @@ from ingest.tests.provenance_factories import (
     REASON,
     participant_of,
     published_batch,
+    reviewer_without_grants,
     top_batting_line,
 )
 from sports.cricket.stats.models import CricketBowlingLine, CricketFieldingLine
@@ -33,6 +34,11 @@ BATTING = reverse("admin:cricket_cricketbattingline_changelist")
 @pytest.fixture(autouse=True)
 def _kinds(db):
     seed_dismissal_kinds()
+
+
+@pytest.fixture
+def scoped(db):
+    return reviewer_without_grants()
 
 
 @pytest.fixture
@@ -124,21 +130,21 @@ def test_people_who_do_not_review_cannot_open_a_trace(persona, request, line):
 
 
 def test_a_reviewer_without_a_grant_on_the_competition_cannot_open_its_trace(
-    reviewer, admin_user, line
+    scoped, admin_user, line
 ):
     other = competition_create(
         code="other", name="Other", type="league", sport=FootballFactory(), actor="t"
     )
-    competition_grant_set(user=reviewer, competition=other, role=Role.REVIEWER, actor=admin_user)
-    client = _console(reviewer)
+    competition_grant_set(user=scoped, competition=other, role=Role.REVIEWER, actor=admin_user)
+    client = _console(scoped)
     assert client.get(_trace_page(line)).status_code == 403
     assert line.participant.name not in client.get(BATTING).content.decode()
 
 
-def test_a_reviewer_granted_the_competition_opens_its_trace(reviewer, admin_user, line):
+def test_a_reviewer_granted_the_competition_opens_its_trace(scoped, admin_user, line):
     competition_grant_set(
-        user=reviewer, competition=line.competition, role=Role.REVIEWER, actor=admin_user
+        user=scoped, competition=line.competition, role=Role.REVIEWER, actor=admin_user
     )
-    client = _console(reviewer)
+    client = _console(scoped)
     assert client.get(_trace_page(line)).status_code == 200
     assert line.participant.name in client.get(BATTING).content.decode()

@@ -14,6 +14,7 @@ from ingest.tests.provenance_factories import (
     NASH_REGISTRY_ID,
     participant_of,
     published_batch,
+    reviewer_without_grants,
     top_batting_line,
 )
 from sports.cricket.tests.factories import seed_dismissal_kinds
@@ -26,6 +27,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _kinds(db):
     seed_dismissal_kinds()
+
+
+@pytest.fixture
+def scoped(db):
+    return reviewer_without_grants()
 
 
 @pytest.fixture
@@ -72,25 +78,25 @@ def test_an_anonymous_caller_gets_403(line):
     assert _client().get(_line_url(line)).status_code == 403
 
 
-def test_a_reviewer_without_a_grant_on_the_competition_gets_403(reviewer, admin_user, line):
+def test_a_reviewer_without_a_grant_on_the_competition_gets_403(scoped, admin_user, line):
     other = competition_create(
         code="other", name="Other", type="league", sport=FootballFactory(), actor="t"
     )
-    competition_grant_set(user=reviewer, competition=other, role=Role.REVIEWER, actor=admin_user)
-    response = _client(reviewer).get(_line_url(line))
+    competition_grant_set(user=scoped, competition=other, role=Role.REVIEWER, actor=admin_user)
+    response = _client(scoped).get(_line_url(line))
     assert response.status_code == 403
     assert "do not review" in response.json()["detail"]
 
 
-def test_a_reviewer_with_no_grant_at_all_gets_403(reviewer, line):
-    assert _client(reviewer).get(_line_url(line)).status_code == 403
+def test_a_reviewer_with_no_grant_at_all_gets_403(scoped, line):
+    assert _client(scoped).get(_line_url(line)).status_code == 403
 
 
-def test_a_reviewer_granted_the_competition_reads_the_trace(reviewer, admin_user, line):
+def test_a_reviewer_granted_the_competition_reads_the_trace(scoped, admin_user, line):
     competition_grant_set(
-        user=reviewer, competition=line.competition, role=Role.REVIEWER, actor=admin_user
+        user=scoped, competition=line.competition, role=Role.REVIEWER, actor=admin_user
     )
-    response = _client(reviewer).get(_line_url(line), {"figure": "balls_faced"})
+    response = _client(scoped).get(_line_url(line), {"figure": "balls_faced"})
     assert response.status_code == 200
     assert response.json()["value"] == line.balls_faced
 
@@ -128,15 +134,13 @@ def test_a_career_trace_in_another_format_is_empty(editor, submitter, reviewer):
     assert (body["value"], body["fixtures"], body["sources"]) == (0, [], [])
 
 
-def test_a_scoped_reviewer_traces_a_career_only_inside_their_competition(
-    reviewer, admin_user, line
-):
+def test_a_scoped_reviewer_traces_a_career_only_inside_their_competition(scoped, admin_user, line):
     competition_grant_set(
-        user=reviewer, competition=line.competition, role=Role.REVIEWER, actor=admin_user
+        user=scoped, competition=line.competition, role=Role.REVIEWER, actor=admin_user
     )
     url = _player_url(line.participant)
-    assert _client(reviewer).get(url, {"figure": "runs"}).status_code == 403
-    scoped = _client(reviewer).get(url, {"figure": "runs", "competition": line.competition_id})
+    assert _client(scoped).get(url, {"figure": "runs"}).status_code == 403
+    scoped = _client(scoped).get(url, {"figure": "runs", "competition": line.competition_id})
     assert scoped.status_code == 200
     assert scoped.json()["value"] == line.runs
 

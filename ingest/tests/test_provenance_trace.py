@@ -24,6 +24,7 @@ from ingest.tests.provenance_factories import (
     REASON,
     participant_of,
     published_batch,
+    reviewer_without_grants,
     top_batting_line,
 )
 from sports.cricket.corrections import delivery_correct
@@ -42,6 +43,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _kinds(db):
     seed_dismissal_kinds()
+
+
+@pytest.fixture
+def scoped(db):
+    return reviewer_without_grants()
 
 
 @pytest.fixture
@@ -250,27 +256,27 @@ def test_a_viewer_may_not_trace(viewer, line):
         _trace(viewer, line)
 
 
-def test_a_reviewer_traces_only_the_competitions_they_review(reviewer, admin_user, line):
+def test_a_reviewer_traces_only_the_competitions_they_review(scoped, admin_user, line):
     other = competition_create(
         code="other", name="Other", type="league", sport=FootballFactory(), actor="t"
     )
-    competition_grant_set(user=reviewer, competition=other, role=Role.REVIEWER, actor=admin_user)
+    competition_grant_set(user=scoped, competition=other, role=Role.REVIEWER, actor=admin_user)
     with pytest.raises(PermissionDenied, match="do not review"):
-        _trace(reviewer, line)
+        _trace(scoped, line)
     competition_grant_set(
-        user=reviewer, competition=line.competition, role=Role.REVIEWER, actor=admin_user
+        user=scoped, competition=line.competition, role=Role.REVIEWER, actor=admin_user
     )
-    assert _trace(reviewer, line)["value"] == line.runs
+    assert _trace(scoped, line)["value"] == line.runs
 
 
-def test_a_scoped_reviewer_must_name_a_competition_for_a_career_figure(reviewer, admin_user, line):
+def test_a_scoped_reviewer_must_name_a_competition_for_a_career_figure(scoped, admin_user, line):
     competition_grant_set(
-        user=reviewer, competition=line.competition, role=Role.REVIEWER, actor=admin_user
+        user=scoped, competition=line.competition, role=Role.REVIEWER, actor=admin_user
     )
     with pytest.raises(PermissionDenied, match="every competition"):
-        trace_aggregate(user=reviewer, participant=line.participant, figure="runs", scope=Scope())
+        trace_aggregate(user=scoped, participant=line.participant, figure="runs", scope=Scope())
     scoped = trace_aggregate(
-        user=reviewer,
+        user=scoped,
         participant=line.participant,
         figure="runs",
         scope=Scope(competition_id=line.competition_id),
@@ -336,9 +342,7 @@ def test_the_backfill_run_again_links_nothing(batch):
     assert out.getvalue().startswith("0 batch item(s)")
 
 
-def test_a_reviewer_granted_every_competition_traces_a_whole_career(reviewer, admin_user, line):
-    competition_grant_set(user=reviewer, competition=None, role=Role.REVIEWER, actor=admin_user)
-    trace = trace_aggregate(
-        user=reviewer, participant=line.participant, figure="runs", scope=Scope()
-    )
+def test_a_reviewer_granted_every_competition_traces_a_whole_career(scoped, admin_user, line):
+    competition_grant_set(user=scoped, competition=None, role=Role.REVIEWER, actor=admin_user)
+    trace = trace_aggregate(user=scoped, participant=line.participant, figure="runs", scope=Scope())
     assert trace["value"] == line.runs
