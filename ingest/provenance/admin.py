@@ -26,6 +26,7 @@ from django.utils.safestring import mark_safe
 
 from accounts.access import competitions_for, user_can
 from accounts.models import Capability
+from ingest.batches.admin import _may_review as may_review_somewhere
 from ingest.provenance.selectors import FIGURES_OF, trace_aggregate, trace_line
 from sports.admin import EstimatedCountPaginator, ReadOnlyAdmin
 from sports.cricket.stats.models import (
@@ -56,13 +57,15 @@ class _LineAdmin(ReadOnlyAdmin):
     show_full_result_count = False
     paginator = EstimatedCountPaginator
 
+    # "Does this account review anywhere?" is asked for every model on every console page;
+    # the batch console's answer is kept for the request, so it is one query per page.
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return user_can(request.user, Capability.REVIEW)
+        return may_review_somewhere(request)
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
         if obj is not None and obj.competition_id is not None:
             return user_can(request.user, Capability.REVIEW, obj.competition)
-        return user_can(request.user, Capability.REVIEW)
+        return may_review_somewhere(request)
 
     def get_queryset(self, request: HttpRequest):
         queryset = super().get_queryset(request)
