@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from accounts.forms import ReasonForm
 from ingest.batches import services
@@ -22,9 +22,12 @@ from ingest.batches.models import (
     BatchParticipantOnboardingTask,
     BatchReviewDecision,
     BatchStateTransition,
+    ItemOperation,
     OnboardingDecision,
+    PublicationOutcome,
 )
 from ingest.batches.permissions import may_review_batches, reviewable_batches
+from ingest.batches.selectors import correction_diff
 from ingest.batches.tasks import publish_after_commit
 
 
@@ -90,11 +93,60 @@ class ItemInline(ReviewersOnly, admin.TabularInline):
         "operation",
         "corrects_source_identity",
         "correction_target",
+        "correction_diff_shown",
         "publication",
+        "publication_error",
         "fixture",
+        "published_deliveries_shown",
     )
     readonly_fields = fields
     extra = 0
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("stored_object", "correction_target", "fixture")
+            .prefetch_related("published_deliveries")
+        )
+
+    @admin.display(description="correction diff (live → proposed)")
+    def correction_diff_shown(self, item: BatchItem) -> str:
+        if item.operation != ItemOperation.CORRECT:
+            return "-"
+        if item.publication != PublicationOutcome.PENDING:
+            return "published" if item.publication == PublicationOutcome.PUBLISHED else "-"
+        try:
+            lines = correction_diff(item)
+        except ValidationError as error:
+            return "; ".join(error.messages)
+        if not lines:
+            return "no ball differs from the live deliveries"
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    f"innings {d.innings} over {d.over} position {d.position}",
+                    d.ball_label,
+                    d.field,
+                    d.live,
+                    d.proposed,
+                )
+                for d in lines
+            ),
+        )
+        return format_html(
+            "<table class='correction-diff'><thead><tr><th>ball (natural key)</th>"
+            "<th>label</th><th>field</th><th>live</th><th>proposed</th></tr></thead>"
+            "<tbody>{}</tbody></table>",
+            rows,
+        )
+
+    @admin.display(description="published delivery revisions")
+    def published_deliveries_shown(self, item: BatchItem) -> str:
+        ids = [d.pk for d in item.published_deliveries.all()]
+        return ", ".join(str(pk) for pk in ids) if ids else "-"
 
     @admin.display(description="problems")
     def problems_shown(self, item: BatchItem) -> str:

@@ -89,7 +89,6 @@ class PublicationOutcome(models.TextChoices):
     PENDING = "pending", "Not published"
     PUBLISHED = "published", "Published"
     UNCHANGED = "unchanged", "Already published from the same bytes"
-    AWAITING_CORRECTION_PATH = "awaiting_correction", "Awaiting the correction path"
     FAILED = "failed", "Failed at publication"
 
 
@@ -134,6 +133,9 @@ class BatchItem(models.Model):
     submission = models.OneToOneField(
         "sports.Submission", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # A correction item: the delivery revisions its publication wrote (one per corrected
+    # ball, plus any later ball of the over whose printed label moved).
+    published_deliveries = models.ManyToManyField("cricket.Delivery", blank=True, related_name="+")
     published_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

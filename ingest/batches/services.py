@@ -45,6 +45,11 @@ from ingest.batches.permissions import may_submit_batches, review_refusal, submi
 from ingest.cricsheet.importer import Importer, Outcome, PathStep, competition_path, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
+from sports.cricket.corrections import (
+    SOURCE_REVISION,
+    CorrectionReview,
+    source_correction_diff,
+)
 from sports.cricket.models import DismissalKind
 from sports.cricket.services import SOURCE
 from sports.models import (
@@ -321,7 +326,7 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
         None,
     )
     try:
-        raw = _item_bytes(item)
+        raw = item_bytes(item)
         document = load(raw, filename=item.filename, match_id=item.source_identity)
     except ItemBytesGone as exc:
         problems = [{"path": "(file)", "rule": "bytes-kept", "message": str(exc)}]
@@ -330,6 +335,8 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
     else:
         problems = _kind_problems(document, kinds)
         resolution = _resolve(item, document)
+        if item.operation == ItemOperation.CORRECT and not problems:
+            problems = _correction_problems(item, document, resolution)
     item.outcome = ItemOutcome.INVALID if problems else ItemOutcome.VALID
     item.problems, item.resolution = problems, resolution
     item.save(
@@ -356,7 +363,7 @@ class ItemBytesGone(Exception):
     was stored. The message names the item and why."""
 
 
-def _item_bytes(item: BatchItem) -> bytes:
+def item_bytes(item: BatchItem) -> bytes:
     """The item's file, read through the storage API (never from the database)."""
     stored = item.stored_object
     try:
@@ -372,6 +379,19 @@ def _item_bytes(item: BatchItem) -> bytes:
             f"item {item.ordinal} ({item.filename}): its bytes (stored object {stored.pk}) "
             f"cannot be read: {exc}"
         ) from None
+
+
+def _correction_problems(item: BatchItem, document: dict, resolution: dict) -> list[dict]:
+    """A correction must apply: the same plan publication will follow, computed without
+    writing. The evidence records how many fields it changes; a file that changes what a
+    correction cannot makes the item invalid, with the reason."""
+    try:
+        diff = source_correction_diff(fixture=item.correction_target, document=document)
+    except ValidationError as exc:
+        return [{"path": "(file)", "rule": "correction", "message": " ".join(exc.messages)}]
+    resolution["fixture"]["changes"] = len(diff)
+    resolution["fixture"]["deliveries"] = len({(d.innings, d.over, d.position) for d in diff})
+    return []
 
 
 def _kind_problems(document: dict, kinds: set[str]) -> list[dict]:
@@ -613,7 +633,18 @@ def batch_publish(*, batch: Batch, worker: str, lease: timedelta = LEASE) -> Bat
         checkpoint.save()
         if batch.state == BatchState.APPROVED:
             _transition(batch, BatchState.PUBLISHING)
-    importer = Importer(actor=batch.submitter, kind=SubmissionKind.BATCH, note=f"batch {batch.pk}")
+    # Corrections (a known match in other bytes) go through the same correction path as a
+    # revised corpus file, under a reason naming the batch and with the approval recorded.
+    approval = batch.review_decisions.filter(decision=ReviewDecision.APPROVE).latest("created_at")
+    importer = Importer(
+        actor=batch.submitter,
+        kind=SubmissionKind.BATCH,
+        note=f"batch {batch.pk}",
+        correction_reason=f"batch {batch.pk}: {SOURCE_REVISION}",
+        correction_review=CorrectionReview(
+            reviewer=approval.reviewer, reviewed_at=approval.created_at, reason=approval.reason
+        ),
+    )
     pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
     for item in pending.order_by("ordinal"):
         with transaction.atomic():
@@ -646,31 +677,34 @@ def _take_lease(checkpoint: BatchCheckpoint, *, worker: str, lease: timedelta) -
 
 
 def _publish_item(importer: Importer, item: BatchItem) -> None:
+    """One item in the caller's transaction: a new match is imported; a correction (the
+    match is known, the bytes differ) becomes corrections of exactly the balls that differ,
+    and the item links the delivery revisions they wrote. The importer refreshes the
+    statistics of what it changed."""
     item.published_at = timezone.now()
     if item.outcome != ItemOutcome.VALID:
         item.publication, item.publication_error = PublicationOutcome.FAILED, "not valid"
-    elif item.operation == ItemOperation.CORRECT:
-        # Corrections of published fixtures go through the correction path (not on main
-        # yet); the intent and its target stay recorded on the item.
-        item.publication = PublicationOutcome.AWAITING_CORRECTION_PATH
+        item.save(update_fields=["publication", "publication_error", "published_at"])
+        return
+    try:
+        raw = item_bytes(item)
+    except ItemBytesGone as exc:
+        item.publication, item.publication_error = PublicationOutcome.FAILED, str(exc)
+        item.save(update_fields=["publication", "publication_error", "published_at"])
+        return
+    result = importer.import_file(raw, filename=item.filename)
+    item.submission_id = result.submission_id
+    if result.outcome in (Outcome.NEW, Outcome.UPDATED):
+        item.publication, item.fixture_id = PublicationOutcome.PUBLISHED, result.fixture_id
+    elif result.outcome == Outcome.UNCHANGED:
+        item.publication, item.fixture_id = PublicationOutcome.UNCHANGED, result.fixture_id
     else:
-        try:
-            raw = _item_bytes(item)
-        except ItemBytesGone as exc:
-            item.publication, item.publication_error = PublicationOutcome.FAILED, str(exc)
-            item.save(update_fields=["publication", "publication_error", "published_at"])
-            return
-        result = importer.import_file(raw, filename=item.filename)
-        item.submission_id = result.submission_id
-        if result.outcome == Outcome.NEW:
-            item.publication, item.fixture_id = PublicationOutcome.PUBLISHED, result.fixture_id
-        elif result.outcome == Outcome.UNCHANGED:
-            item.publication, item.fixture_id = PublicationOutcome.UNCHANGED, result.fixture_id
-        else:
-            item.publication, item.publication_error = PublicationOutcome.FAILED, result.error
+        item.publication, item.publication_error = PublicationOutcome.FAILED, result.error
     item.save(
         update_fields=["publication", "publication_error", "fixture", "submission", "published_at"]
     )
+    if result.revisions:
+        item.published_deliveries.set(result.revisions)
 
 
 def _publication_summary(batch: Batch) -> str:

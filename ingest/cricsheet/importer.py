@@ -34,7 +34,11 @@ from django.utils.text import slugify
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
 from omnium.bulk import Inserts
 from omnium.models import uuid7
-from sports.cricket.corrections import fixture_corrections_from_source
+from sports.cricket.corrections import (
+    SOURCE_REVISION,
+    CorrectionReview,
+    fixture_corrections_from_source,
+)
 from sports.cricket.models import (
     Delivery,
     DeliveryReplacement,
@@ -137,6 +141,8 @@ class MatchResult:
     error: str = ""
     # The submission this file was recorded as (None when it was already known).
     submission_id: Any = None
+    # A revised file of a known match: the delivery revisions its corrections wrote.
+    revisions: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -318,6 +324,8 @@ class Importer:
         kind: str = SubmissionKind.CORPUS_IMPORT,
         note: str = "",
         refresh: bool = True,
+        correction_reason: str = SOURCE_REVISION,
+        correction_review: CorrectionReview | None = None,
     ) -> None:
         """``actor`` is who submitted the files (their submissions name them); ``kind`` and
         ``note`` describe where the files came from (a corpus, a reviewed batch...).
@@ -328,6 +336,9 @@ class Importer:
         (``rebuild_cricket_statistics``) instead of refreshing match by match."""
         self.actor = actor
         self.kind, self.note = kind, note
+        # A revised file of a known match becomes corrections with this reason (and, from a
+        # reviewed batch, the reviewer's approval on each history row).
+        self.correction_reason, self.correction_review = correction_reason, correction_review
         self.refresh = refresh
         self.unrefreshed: list[Any] = []
         self.caches = _Caches()
@@ -456,7 +467,12 @@ class Importer:
                 )
                 fixture = Fixture.objects.get(pk=follow_merges(Fixture, known[0]))
                 result = fixture_corrections_from_source(
-                    fixture=fixture, document=document, submission=submission, actor=self.actor
+                    fixture=fixture,
+                    document=document,
+                    submission=submission,
+                    actor=self.actor,
+                    reason=self.correction_reason,
+                    review=self.correction_review,
                 )
                 timeline_append(
                     fixture=fixture,
@@ -482,6 +498,11 @@ class Importer:
             Outcome.UPDATED if result.corrections else Outcome.UNCHANGED,
             fixture_id=fixture.pk,
             submission_id=submission.pk,
+            revisions=[
+                delivery.pk
+                for correction in result.corrections
+                for delivery in (correction.delivery, *correction.relabelled)
+            ],
         )
 
     # --- reference rows --------------------------------------------------------------------

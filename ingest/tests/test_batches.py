@@ -21,6 +21,7 @@ from ingest.batches.models import (
 from ingest.cricsheet.importer import Importer
 from ingest.storage import stored_object_read
 from ingest.tests.batch_factories import SMALL, BatchFactory, sample
+from sports.cricket.models import Delivery
 from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import EntityType, ExternalIdMap, Fixture, Submission, SubmissionKind
 
@@ -239,7 +240,7 @@ def test_publishing_a_published_batch_again_writes_nothing(submitter, reviewer):
     assert Submission.objects.count() == 2
 
 
-def test_a_match_already_imported_from_other_bytes_is_a_correction_kept_aside(submitter, reviewer):
+def test_a_match_already_imported_from_other_bytes_is_a_correction_of_it(submitter, reviewer):
     name, raw = sample(SMALL[0])
     Importer().import_file(raw, filename=name)
     changed = raw.replace(b'"revision": 1', b'"revision": 2', 1)
@@ -249,11 +250,16 @@ def test_a_match_already_imported_from_other_bytes_is_a_correction_kept_aside(su
     assert item.operation == ItemOperation.CORRECT
     assert item.corrects_source_identity == SMALL[0]
     assert item.correction_target == _fixture_of(SMALL[0])
+    assert item.resolution["fixture"]["changes"] == 0  # a new revision number, the same balls
+    deliveries = Delivery.objects.count()
     services.batch_review(batch=batch, reviewer=reviewer, approve=True, reason="ok")
     services.batch_publish(batch=batch, worker="w1")
     item.refresh_from_db()
-    assert item.publication == PublicationOutcome.AWAITING_CORRECTION_PATH
-    assert Submission.objects.count() == 1  # only the corpus import's
+    # Recorded (its submission names the batch), but no ball differs: nothing is corrected.
+    assert (item.publication, item.fixture) == ("unchanged", _fixture_of(SMALL[0]))
+    assert not item.published_deliveries.exists()
+    assert Delivery.objects.count() == deliveries
+    assert Submission.objects.filter(kind=SubmissionKind.BATCH, note=f"batch {batch.pk}").exists()
 
 
 def test_a_match_already_imported_from_the_same_bytes_publishes_as_unchanged(submitter, reviewer):

@@ -38,6 +38,7 @@ from sports.cricket.models import (
     DeliveryWicketFielder,
     DismissalKind,
     Innings,
+    ReviewDecision,
 )
 from sports.models import (
     EntityType,
@@ -469,9 +470,11 @@ def _write_revision(
     reason: str,
     actor: Actor,
     submission: Submission | None,
+    review: CorrectionReview | None = None,
 ) -> tuple[Delivery, DeliveryCorrectionHistory]:
     """Supersede ``old`` (locked, live) with a revision holding ``values`` and ``wickets``;
-    its review and replacements are copied unchanged. Appends the history row."""
+    its review and replacements are copied unchanged. Appends the history row (with the
+    reviewer's decision when the correction was reviewed)."""
     previous_snapshot = delivery_snapshot(old)
     # Live to superseded first: the partial unique index admits one live row per ball, so
     # the replacement can only be inserted once this one has stepped aside.
@@ -504,11 +507,11 @@ def _write_revision(
             )
             for i, f in enumerate(spec.fielders, start=1)
         )
-    review = DeliveryReview.objects.filter(delivery=old).first()
-    if review is not None:
-        review.pk = None
-        review.delivery = new
-        review.save(force_insert=True)
+    ball_review = DeliveryReview.objects.filter(delivery=old).first()
+    if ball_review is not None:
+        ball_review.pk = None
+        ball_review.delivery = new
+        ball_review.save(force_insert=True)
     replacements = list(DeliveryReplacement.objects.filter(delivery=old))
     for replacement in replacements:
         replacement.pk = None
@@ -526,6 +529,16 @@ def _write_revision(
         resulting_snapshot=delivery_snapshot(new),
         original_submission_id=old.submission_id,
         correction_submission=submission,
+        **(
+            {
+                "reviewed_by": review.reviewer,
+                "review_decision": review.decision,
+                "reviewed_at": review.reviewed_at,
+                "review_reason": review.reason,
+            }
+            if review is not None
+            else {}
+        ),
     )
     # requested_at comes back from the insert (RETURNING): the database's time.
     return new, history
@@ -578,6 +591,7 @@ def _correct(
     reason: str,
     actor: Actor,
     submission: Submission | None,
+    review: CorrectionReview | None = None,
 ) -> CorrectionResult:
     reason = (reason or "").strip()
     if not reason:
@@ -638,6 +652,7 @@ def _correct(
         reason=reason,
         actor=actor,
         submission=submission,
+        review=review,
     )
     relabelled = []
     if legal_before != legal_after:
@@ -666,6 +681,7 @@ def _correct(
                 f"(delivery {live.pk}): {reason}",
                 actor=actor,
                 submission=submission,
+                review=review,
             )
             relabelled.append(moved)
 
@@ -816,34 +832,77 @@ def _replacements_key(replacements: dict | None, teams, people) -> list[tuple]:
     return rows
 
 
-@transaction.atomic
-def fixture_corrections_from_source(
-    *,
-    fixture: Fixture,
-    document: dict,
-    submission: Submission | None,
-    actor: Actor,
-) -> SourceCorrections:
-    """Apply a revised Cricsheet file of a known match as corrections.
+@dataclass(frozen=True)
+class PersonRef:
+    """A person a file names, as the plan compares it: the participant id, or None for
+    someone not known yet (only in a preview; the write creates them first)."""
 
-    ``document`` is a validated match (what ``ingest.cricsheet.validate.load`` returns). Its
-    deliveries are matched to the fixture's live deliveries by natural key (innings ordinal,
-    over number, position) and every ball whose content differs gets one correction with the
-    reason "source revision"; identical balls are not touched. People are resolved through
-    the file's registry (a renamed player is the same participant, so a rename alone changes
-    nothing). A file whose structure differs (balls or innings added or removed) or that
-    changes what a correction cannot (a review, a replacement, ``actual_delivery``) is
-    refused with a message naming each place, and nothing is written. Innings- and
-    match-level facts (penalty runs, targets, outcome) are not compared here.
-    """
-    from sports.cricket.services import SOURCE, cricket_sport
+    pk: uuid.UUID | None
+    name: str
 
-    # Every innings of the fixture, in order, before reading: the plan below stays true
-    # until commit, and the lock order (innings, then the fixture's log) is the one a single
-    # correction takes, so the two never deadlock.
-    innings_count = len(
-        Innings.objects.select_for_update(no_key=True).filter(fixture=fixture).order_by("ordinal")
-    )
+
+@dataclass(frozen=True)
+class CorrectionReview:
+    """A reviewer's approval of the corrections a reviewed submission carries (a batch):
+    written on each correction history row."""
+
+    reviewer: Any
+    reviewed_at: datetime
+    reason: str
+    decision: str = ReviewDecision.APPROVED
+
+
+@dataclass
+class PlannedCorrection:
+    """One ball of a revised file that differs from the live delivery at its natural key."""
+
+    row: Delivery  # the live revision (as read when planning)
+    ball: dict  # the file's delivery
+    changes: dict[str, Any]  # correctable field -> new value (participant ids for people)
+    wickets: list[WicketSpec] | None  # the new wicket list, when it differs
+
+    @property
+    def wicket_changes(self) -> list[dict] | None:
+        if self.wickets is None:
+            return None
+        return [
+            {
+                "kind": w.kind,
+                "player_out": w.player_out_id,
+                "fielders": [
+                    {"participant": f.participant_id, "substitute": f.substitute}
+                    for f in w.fielders
+                ],
+            }
+            for w in self.wickets
+        ]
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One field of one ball a revised file would change: natural key, live → proposed."""
+
+    innings: int
+    over: int
+    position: int
+    ball_label: str
+    field: str
+    live: str
+    proposed: str
+
+
+def _plan_source_corrections(
+    *, fixture: Fixture, document: dict, people: Mapping[str, Any]
+) -> list[PlannedCorrection]:
+    """Compare a revised file's balls with the fixture's live deliveries by natural key
+    (innings ordinal, over number, position) and return each ball that differs. ``people``
+    maps the file's names to anything with ``pk`` (a participant, a ``PersonRef``). Writes
+    nothing. Raises a ValidationError naming each place when the file changes what a
+    correction cannot: the structure (balls or innings added or removed), a review, a
+    replacement, ``actual_delivery``, or names an unknown dismissal kind."""
+    from sports.cricket.services import SOURCE
+
+    innings_count = Innings.objects.filter(fixture=fixture).count()
     live = list(
         Delivery.objects.current()
         .filter(innings__fixture=fixture)
@@ -877,7 +936,6 @@ def fixture_corrections_from_source(
             f"correction cannot: {'; '.join(problems)}. Nothing was changed."
         )
 
-    people = _document_people(document, cricket_sport(), actor)
     gender = document["info"]["gender"]
     team_ids = dict(
         ExternalIdMap.objects.filter(
@@ -891,7 +949,7 @@ def fixture_corrections_from_source(
     reviews = {
         r.delivery_id: r for r in DeliveryReview.objects.filter(delivery__in=[d.pk for d in live])
     }
-    planned: list[tuple[Delivery, dict[str, Any], list | None]] = []
+    planned: list[PlannedCorrection] = []
     for key in sorted(source):
         ball, row = source[key], stored[key]
         place = f"innings {key[0]} over {key[1]} position {key[2]}"
@@ -963,22 +1021,14 @@ def fixture_corrections_from_source(
         if (ball.get("actual_delivery") or "") != row.actual_delivery:
             problems.append(f"{place}: actual_delivery differs")
         if changes or wickets_differ:
-            wicket_list = (
-                [
-                    {
-                        "kind": w.kind,
-                        "player_out": w.player_out_id,
-                        "fielders": [
-                            {"participant": f.participant_id, "substitute": f.substitute}
-                            for f in w.fielders
-                        ],
-                    }
-                    for w in new_wickets
-                ]
-                if wickets_differ
-                else None
+            planned.append(
+                PlannedCorrection(
+                    row=row,
+                    ball=ball,
+                    changes=changes,
+                    wickets=new_wickets if wickets_differ else None,
+                )
             )
-            planned.append((row, changes, wicket_list))
     if problems:
         raise ValidationError(
             f"fixture {fixture.pk}: the revised file changes what a correction cannot: "
@@ -986,9 +1036,141 @@ def fixture_corrections_from_source(
             + (f" and {len(problems) - 20} more" if len(problems) > 20 else "")
             + ". Nothing was changed."
         )
+    return planned
+
+
+def _known_people(document: dict) -> dict[str, PersonRef]:
+    """The file's names as they resolve now, without creating anyone: registry ids known
+    to the external-id map (merged participants answer as their survivor), else None."""
+    from sports.cricket.services import SOURCE
+    from sports.querysets import follow_merges
+
+    registry = (document["info"].get("registry") or {}).get("people") or {}
+    links = dict(
+        ExternalIdMap.objects.filter(
+            source_code=SOURCE,
+            entity_type=EntityType.PARTICIPANT,
+            external_id__in=set(registry.values()),
+        ).values_list("external_id", "internal_id")
+    )
+    rows = {p.pk: p for p in Participant.objects.filter(pk__in=links.values())}
+    people = {}
+    for name, external_id in registry.items():
+        participant = rows.get(links.get(external_id))
+        if participant is not None and participant.merged_into_id is not None:
+            participant = Participant.objects.get(pk=follow_merges(Participant, participant.pk))
+        people[name] = PersonRef(participant.pk if participant else None, name)
+    return people
+
+
+def _wickets_text(wickets: Iterable[WicketSpec], names: Mapping[Any, str]) -> str:
+    def fielders(w: WicketSpec) -> str:
+        shown = [
+            ("sub " if f.substitute else "")
+            + (names.get(f.participant_id) or ("unnamed" if f.participant_id is None else "new"))
+            for f in w.fielders
+        ]
+        return f" ({', '.join(shown)})" if shown else ""
+
+    return (
+        "; ".join(
+            f"{w.kind_raw}: {names.get(w.player_out_id) or 'a new person'}{fielders(w)}"
+            for w in wickets
+        )
+        or "none"
+    )
+
+
+def source_correction_diff(*, fixture: Fixture, document: dict) -> list[DiffLine]:
+    """What ``fixture_corrections_from_source`` would change for ``document``, field by
+    field, computed from the same plan and writing nothing: natural key, the field, the
+    live value and the proposed one (people by name; someone not known yet is marked new).
+    Raises the same ValidationError the write would when the file cannot be applied."""
+    planned = _plan_source_corrections(
+        fixture=fixture, document=document, people=_known_people(document)
+    )
+    ids = set()
+    for plan in planned:
+        ids |= {getattr(plan.row, f"{f}_id") for f in PEOPLE_FIELDS}
+        ids |= {v for f, v in plan.changes.items() if f in PEOPLE_FIELDS}
+        for w in (*_row_wicket_specs(plan.row), *(plan.wickets or ())):
+            ids |= {w.player_out_id, *(f.participant_id for f in w.fielders)}
+    ids.discard(None)
+    names = dict(Participant.objects.filter(pk__in=ids).values_list("pk", "name"))
+    lines = []
+    for plan in planned:
+        row = plan.row
+        key = (row.innings.ordinal, row.over_number, row.position, row.ball_label)
+        for field_name, proposed in plan.changes.items():
+            if field_name in PEOPLE_FIELDS:
+                live = names.get(getattr(row, f"{field_name}_id"), "")
+                shown = names[proposed] if proposed else f"{plan.ball[field_name]} (new)"
+            else:
+                live, shown = getattr(row, field_name), proposed
+            lines.append(DiffLine(*key, field=field_name, live=str(live), proposed=str(shown)))
+        if plan.wickets is not None:
+            lines.append(
+                DiffLine(
+                    *key,
+                    field="wickets",
+                    live=_wickets_text(_row_wicket_specs(row), names),
+                    proposed=_wickets_text(plan.wickets, names),
+                )
+            )
+    return lines
+
+
+def _row_wicket_specs(row: Delivery) -> list[WicketSpec]:
+    """The wickets of a planned row, from its prefetched rows (no query)."""
+    return [
+        WicketSpec(
+            kind=w.kind,
+            kind_raw=w.kind_raw,
+            player_out_id=w.player_out_id,
+            fielders=tuple(FielderSpec(f.participant_id, f.substitute) for f in w.fielders.all()),
+        )
+        for w in row.wickets.all()
+    ]
+
+
+@transaction.atomic
+def fixture_corrections_from_source(
+    *,
+    fixture: Fixture,
+    document: dict,
+    submission: Submission | None,
+    actor: Actor,
+    reason: str = SOURCE_REVISION,
+    review: CorrectionReview | None = None,
+) -> SourceCorrections:
+    """Apply a revised Cricsheet file of a known match as corrections.
+
+    ``document`` is a validated match (what ``ingest.cricsheet.validate.load`` returns). Its
+    deliveries are matched to the fixture's live deliveries by natural key (innings ordinal,
+    over number, position) and every ball whose content differs gets one correction with
+    ``reason`` ("source revision" unless the caller names its source, e.g. a batch);
+    identical balls are not touched. ``review``, for a reviewed submission, is written on
+    each history row. People are resolved through the file's registry (a renamed player is
+    the same participant, so a rename alone changes nothing). A file whose structure
+    differs (balls or innings added or removed) or that changes what a correction cannot
+    (a review, a replacement, ``actual_delivery``) is refused with a message naming each
+    place, and nothing is written. Innings- and match-level facts (penalty runs, targets,
+    outcome) are not compared here. ``source_correction_diff`` shows the same plan without
+    writing.
+    """
+    from sports.cricket.services import cricket_sport
+
+    # Every innings of the fixture, in order, before reading: the plan stays true until
+    # commit, and the lock order (innings, then the fixture's log) is the one a single
+    # correction takes, so the two never deadlock. A refused file rolls back whole (people
+    # the file would have added included).
+    list(Innings.objects.select_for_update(no_key=True).filter(fixture=fixture).order_by("ordinal"))
+    people = _document_people(document, cricket_sport(), actor)
+    planned = _plan_source_corrections(fixture=fixture, document=document, people=people)
 
     result = SourceCorrections(fixture_id=fixture.pk)
-    for row, changes, wicket_list in planned:
+    for plan in planned:
+        row = plan.row
         # An earlier correction in this over may have relabelled this ball (a new revision):
         # correct whatever is live at its natural key now.
         current = (
@@ -1000,18 +1182,19 @@ def fixture_corrections_from_source(
         result.corrections.append(
             _correct(
                 delivery=current,
-                changes=changes,
-                wicket_changes=wicket_list,
-                reason=SOURCE_REVISION,
+                changes=plan.changes,
+                wicket_changes=plan.wicket_changes,
+                reason=reason,
                 actor=actor,
                 submission=submission,
+                review=review,
             )
         )
     if result.corrections:
         _request_statistics_refresh(
             fixture_ids=[fixture.pk],
             participant_ids=result.participant_ids,
-            reason=SOURCE_REVISION,
+            reason=reason,
             actor=actor,
             submission=submission,
         )
