@@ -23,10 +23,13 @@ NASH_MATCHES = ("947101", "947121")
 NASH_REGISTRY_ID = "6f049d41"
 
 
-def published_batch(*, submitter, reviewer, match_ids) -> Batch:
+def published_batch(*, submitter, reviewer, match_ids=(), files=()) -> Batch:
+    """A batch of the sample matches ``match_ids`` and any other ``files`` (name, bytes),
+    published; a file of a match already published from other bytes is a correction."""
     for user in (submitter, reviewer):
         competition_grant_set(user=user, competition=None, role=user.role, actor=None)
-    batch = BatchFactory(submitter=submitter, files=[sample(m) for m in match_ids])
+    files = [*(sample(m) for m in match_ids), *files]
+    batch = BatchFactory(submitter=submitter, files=files)
     services.batch_validate(batch=batch)
     services.batch_review(batch=batch, reviewer=reviewer, approve=True, reason=REASON)
     batch = services.batch_publish(batch=batch, worker="provenance-test")

@@ -2,6 +2,7 @@
 corrections, the batch item, batch, stored object checksum, submitter and review."""
 
 import hashlib
+import json
 from datetime import timedelta
 from io import StringIO
 
@@ -346,3 +347,40 @@ def test_a_reviewer_granted_every_competition_traces_a_whole_career(scoped, admi
     competition_grant_set(user=scoped, competition=None, role=Role.REVIEWER, actor=admin_user)
     trace = trace_aggregate(user=scoped, participant=line.participant, figure="runs", scope=Scope())
     assert trace["value"] == line.runs
+
+
+def _with_a_run_more(line) -> tuple[str, bytes]:
+    """The line's match file with one of its batter's dot balls scored as a single."""
+    name, raw = sample(SMALL[0])
+    document = json.loads(raw)
+    batter = line.participant.name
+    for over in document["innings"][line.innings_ordinal - 1]["overs"]:
+        for ball in over["deliveries"]:
+            plain = "extras" not in ball and "wickets" not in ball
+            if ball["batter"] == batter and ball["runs"]["total"] == 0 and plain:
+                ball["runs"]["batter"] = ball["runs"]["total"] = 1
+                return name, json.dumps(document).encode()
+    raise AssertionError(f"{batter} faced no plain dot ball")
+
+
+def test_a_correction_batch_is_a_source_of_its_own_with_its_review(
+    editor, submitter, reviewer, line
+):
+    revised = _with_a_run_more(line)
+    correction = published_batch(submitter=submitter, reviewer=reviewer, files=[revised])
+    item = correction.items.get()
+    assert item.operation == "correct" and item.submission_id is not None
+    rebuilt = CricketBattingLine.objects.get(
+        innings_id=line.innings_id, participant_id=line.participant_id
+    )
+    trace = trace_line(user=editor, kind="batting", pk=rebuilt.pk, figure="runs")
+    assert trace["contributed"] == trace["value"] == line.runs + 1
+    (corrected,) = [d for d in trace["deliveries"] if d["corrections"]]
+    (row,) = corrected["corrections"]
+    assert row["correction_submission_id"] == item.submission_id
+    assert row["review"]["reviewer"]["id"] == reviewer.pk
+    sources = {s["submission"]["id"]: s for s in trace["sources"]}
+    assert set(sources) == {corrected["submission_id"], item.submission_id}
+    assert sources[item.submission_id]["batch"]["id"] == correction.pk
+    assert sources[item.submission_id]["stored_object"]["sha256"] == item.sha256
+    assert sources[corrected["submission_id"]]["batch"]["id"] != correction.pk
