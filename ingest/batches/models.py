@@ -127,6 +127,12 @@ class BatchItem(models.Model):
     fixture = models.ForeignKey(
         "sports.Fixture", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # The submission publication recorded for this file: where a delivery's provenance
+    # leads back to its batch. Empty until published, and for a file whose bytes were
+    # already published (nothing new was recorded).
+    submission = models.OneToOneField(
+        "sports.Submission", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     # A correction item: the delivery revisions its publication wrote (one per corrected
     # ball, plus any later ball of the over whose printed label moved).
     published_deliveries = models.ManyToManyField("cricket.Delivery", blank=True, related_name="+")

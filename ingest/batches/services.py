@@ -20,6 +20,7 @@ from datetime import timedelta
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.services import audit_record
@@ -692,13 +693,16 @@ def _publish_item(importer: Importer, item: BatchItem) -> None:
         item.save(update_fields=["publication", "publication_error", "published_at"])
         return
     result = importer.import_file(raw, filename=item.filename)
+    item.submission_id = result.submission_id
     if result.outcome in (Outcome.NEW, Outcome.UPDATED):
         item.publication, item.fixture_id = PublicationOutcome.PUBLISHED, result.fixture_id
     elif result.outcome == Outcome.UNCHANGED:
         item.publication, item.fixture_id = PublicationOutcome.UNCHANGED, result.fixture_id
     else:
         item.publication, item.publication_error = PublicationOutcome.FAILED, result.error
-    item.save(update_fields=["publication", "publication_error", "fixture", "published_at"])
+    item.save(
+        update_fields=["publication", "publication_error", "fixture", "submission", "published_at"]
+    )
     if result.revisions:
         item.published_deliveries.set(result.revisions)
 
@@ -708,3 +712,38 @@ def _publication_summary(batch: Batch) -> str:
     for value in batch.items.values_list("publication", flat=True):
         counts[value] = counts.get(value, 0) + 1
     return ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
+
+
+# --- backfill -------------------------------------------------------------------------------
+
+
+def batch_item_submissions_link() -> int:
+    """Link every published item that names no submission to the one its publication
+    recorded: the batch submission that first brought its fixture, from the same bytes and
+    the same submitter. Items published before ``BatchItem.submission`` existed get the link
+    the trace follows; running it again links nothing more. Returns how many it linked.
+
+    One statement: an item matches at most one submission (a fixture has one first
+    submission), and a submission at most one item (the same bytes published again are
+    "unchanged", not "published")."""
+    linked = (
+        BatchItem.objects.filter(
+            publication=PublicationOutcome.PUBLISHED,
+            submission__isnull=True,
+            fixture__first_seen_in__kind=SubmissionKind.BATCH,
+            fixture__first_seen_in__sha256=F("sha256"),
+            fixture__first_seen_in__submitted_by=F("batch__submitter"),
+        )
+        .exclude(
+            fixture__first_seen_in__in=BatchItem.objects.filter(submission__isnull=False).values(
+                "submission"
+            )
+        )
+        .values_list("pk", "fixture__first_seen_in")
+    )
+    count = 0
+    with transaction.atomic():
+        for pk, submission_id in linked:
+            BatchItem.objects.filter(pk=pk).update(submission_id=submission_id)
+            count += 1
+    return count

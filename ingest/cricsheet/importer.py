@@ -144,6 +144,8 @@ class MatchResult:
     deliveries: int = 0
     fixture_id: Any = None
     error: str = ""
+    # The submission this file was recorded as (None when it was already known).
+    submission_id: Any = None
     # A revised file of a known match: the delivery revisions its corrections wrote.
     revisions: list[int] = field(default_factory=list)
 
@@ -546,7 +548,13 @@ class Importer:
                 Outcome.REJECTED,
                 error=f"{filename}: not imported, nothing written: {exc}",
             )
-        return MatchResult(filename, Outcome.NEW, deliveries=deliveries, fixture_id=fixture.pk)
+        return MatchResult(
+            filename,
+            Outcome.NEW,
+            deliveries=deliveries,
+            fixture_id=fixture.pk,
+            submission_id=fixture.first_seen_in_id,
+        )
 
     RETRIES = 5  # shared mode: attempts of one match that meets another process's rows
 
@@ -632,6 +640,7 @@ class Importer:
             filename,
             Outcome.UPDATED if result.corrections else Outcome.UNCHANGED,
             fixture_id=fixture.pk,
+            submission_id=submission.pk,
             revisions=[
                 delivery.pk
                 for correction in result.corrections

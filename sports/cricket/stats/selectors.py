@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
@@ -154,7 +155,9 @@ _LINE_OF = {
 }
 
 
-def _scoped(qs: QuerySet, scope: Scope) -> QuerySet:
+def scoped_lines(qs: QuerySet, scope: Scope, *, competition=None) -> QuerySet:
+    """Lines (of any of the line tables) in ``scope``; ``competition`` is the scope's node
+    when the caller has it loaded already."""
     qs = qs.filter(super_over=scope.super_overs == "only")
     if scope.format_code:
         qs = qs.filter(format_code=scope.format_code)
@@ -169,7 +172,7 @@ def _scoped(qs: QuerySet, scope: Scope) -> QuerySet:
     if scope.competition_id:
         from sports.models import Competition
 
-        node = Competition.objects.get(pk=scope.competition_id)
+        node = competition or Competition.objects.get(pk=scope.competition_id)
         qs = qs.filter(
             competition__tree_id=node.tree_id,
             competition__lft__gte=node.lft,
@@ -178,40 +181,60 @@ def _scoped(qs: QuerySet, scope: Scope) -> QuerySet:
     return qs
 
 
-def figure_deliveries(participant: Participant, figure: str, scope: Scope) -> QuerySet:
-    """The live deliveries that make up one of the participant's figures in ``scope``, in
-    occurrence order, with their submissions: the figure's traceability."""
+def figure_line_model(figure: str) -> type[models.Model]:
+    """The line table a traceable figure is a column of; a ValidationError naming the
+    figure when it is not traceable."""
     if figure not in TRACEABLE:
         raise ValidationError({"figure": f"must be one of {', '.join(TRACEABLE)}"})
-    people = expand_merged([participant.pk])
-    innings = _scoped(_LINE_OF[figure].objects.filter(participant_id__in=people), scope).values(
-        "innings_id"
-    )
+    return _LINE_OF[figure]
+
+
+def figure_condition(figure: str, people: list[str]) -> Q:
+    """Which live deliveries count towards ``figure`` of any of ``people`` (a participant
+    and the rows merged into it): the engine's rules, one condition per figure."""
+    figure_line_model(figure)
     wide = Q(extra_wides__gt=0)
     legal = ~Q(extra_wides__gt=0) & ~Q(extra_noballs__gt=0)
     wickets = DeliveryWicket.objects.filter(delivery=OuterRef("pk"))
     fielded = DeliveryWicketFielder.objects.filter(
         wicket__delivery=OuterRef("pk"), participant_id__in=people, substitute=False
     )
-    conditions = {
-        "runs": Q(batter_id__in=people, runs_batter__gt=0),
-        "balls_faced": Q(batter_id__in=people) & ~wide,
-        "fours": Q(batter_id__in=people, runs_batter=4, non_boundary=False),
-        "sixes": Q(batter_id__in=people, runs_batter=6, non_boundary=False),
-        "outs": Exists(wickets.filter(player_out_id__in=people, kind__is_dismissal=True)),
-        "legal_balls": Q(bowler_id__in=people) & legal,
-        "runs_conceded": Q(bowler_id__in=people)
-        & (Q(runs_batter__gt=0) | wide | Q(extra_noballs__gt=0)),
-        "wickets": Q(bowler_id__in=people) & Exists(wickets.filter(kind__credits_bowler=True)),
-        "catches": Exists(fielded.filter(wicket__kind__code="caught"))
-        | (Q(bowler_id__in=people) & Exists(wickets.filter(kind__code="caught-and-bowled"))),
-        "stumpings": Exists(fielded.filter(wicket__kind__code="stumped")),
-        "run_outs": Exists(fielded.filter(wicket__kind__code="run-out")),
-    }
+    if figure == "runs":
+        return Q(batter_id__in=people, runs_batter__gt=0)
+    if figure == "balls_faced":
+        return Q(batter_id__in=people) & ~wide
+    if figure == "fours":
+        return Q(batter_id__in=people, runs_batter=4, non_boundary=False)
+    if figure == "sixes":
+        return Q(batter_id__in=people, runs_batter=6, non_boundary=False)
+    if figure == "outs":
+        return Q(Exists(wickets.filter(player_out_id__in=people, kind__is_dismissal=True)))
+    if figure == "legal_balls":
+        return Q(bowler_id__in=people) & legal
+    if figure == "runs_conceded":
+        return Q(bowler_id__in=people) & (Q(runs_batter__gt=0) | wide | Q(extra_noballs__gt=0))
+    if figure == "wickets":
+        return Q(bowler_id__in=people) & Exists(wickets.filter(kind__credits_bowler=True))
+    if figure == "catches":
+        return Exists(fielded.filter(wicket__kind__code="caught")) | (
+            Q(bowler_id__in=people) & Exists(wickets.filter(kind__code="caught-and-bowled"))
+        )
+    if figure == "stumpings":
+        return Q(Exists(fielded.filter(wicket__kind__code="stumped")))
+    return Q(Exists(fielded.filter(wicket__kind__code="run-out")))
+
+
+def figure_deliveries(participant: Participant, figure: str, scope: Scope) -> QuerySet:
+    """The live deliveries that make up one of the participant's figures in ``scope``, in
+    occurrence order, with their submissions: the figure's traceability."""
+    people = expand_merged([participant.pk])
+    innings = scoped_lines(
+        figure_line_model(figure).objects.filter(participant_id__in=people), scope
+    ).values("innings_id")
     return (
         Delivery.objects.current()
         .filter(innings_id__in=innings)
-        .filter(conditions[figure])
+        .filter(figure_condition(figure, people))
         .select_related("innings", "innings__fixture", "submission")
         .annotate(occurrence=F("innings__ordinal") * 1_000_000 + F("sequence"))
         .order_by("innings__fixture__scheduled_start", "innings__fixture_id", "occurrence")
