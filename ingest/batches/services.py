@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
+import socket
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -276,31 +278,48 @@ def _same_package(batch: Batch, sha: str) -> Batch:
 # --- validate -------------------------------------------------------------------------------
 
 
-def batch_validate(*, batch: Batch, actor=None) -> Batch:
+def local_worker() -> str:
+    """A lease holder's name for work run outside Celery (a command, a test)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def batch_validate(
+    *, batch: Batch, actor=None, worker: str = "", lease: timedelta = LEASE
+) -> Batch:
     """Validate every item (contract, dismissal kinds, people, correction intent), one item
     per transaction with its checkpoint; ends awaiting review, or invalid when any item is.
-    A batch already past validation is returned as it is (a repeated task does nothing)."""
+    A batch already past validation is returned as it is (a repeated task does nothing).
+    Like publication, the phase is leased: a second worker finding another's live lease
+    is refused (``BatchLeaseHeld``) rather than validating the same items at once, and a
+    worker that died leaves a lease that expires, after which the next one resumes from
+    the checkpoint."""
+    worker = worker or local_worker()
     with transaction.atomic():
         batch = _locked(batch)
         if batch.state == BatchState.RECEIVED:
             _transition(batch, BatchState.VALIDATING, actor=actor)
         elif batch.state != BatchState.VALIDATING:
             return batch
-        checkpoint, _ = BatchCheckpoint.objects.get_or_create(
+        checkpoint, _ = BatchCheckpoint.objects.select_for_update().get_or_create(
             batch=batch, phase=CheckpointPhase.VALIDATE
         )
+        _take_lease(checkpoint, worker=worker, lease=lease)
         checkpoint.attempts += 1
-        checkpoint.save(update_fields=["attempts", "updated_at"])
+        checkpoint.save()
     kinds = set(DismissalKind.objects.values_list("name", flat=True))
     pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
     for item in pending.order_by("ordinal"):
         with transaction.atomic():
+            checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)
+            _take_lease(checkpoint, worker=worker, lease=lease)
             _validate_item(item, kinds=kinds)
-            BatchCheckpoint.objects.filter(pk=checkpoint.pk).update(
-                ordinal=item.ordinal, updated_at=timezone.now()
-            )
+            checkpoint.ordinal = item.ordinal
+            checkpoint.save()
     with transaction.atomic():
         batch = _locked(batch)
+        BatchCheckpoint.objects.filter(pk=checkpoint.pk, lease_owner=worker).update(
+            lease_owner="", lease_expires_at=None, updated_at=timezone.now()
+        )
         if batch.state != BatchState.VALIDATING:  # another worker finished it
             return batch
         invalid = batch.items.filter(outcome=ItemOutcome.INVALID).count()

@@ -17,9 +17,18 @@ def _worker(task) -> str:
     return f"{task.request.hostname or 'celery'}:{os.getpid()}"
 
 
-@shared_task(name="ingest.batch_validate", bind=True, acks_late=True)
+@shared_task(
+    name="ingest.batch_validate",
+    bind=True,
+    acks_late=True,
+    autoretry_for=(services.BatchLeaseHeld,),
+    retry_backoff=30,
+    max_retries=30,
+)
 def batch_validate_task(self, batch_id: str) -> str:
-    return services.batch_validate(batch=Batch.objects.get(pk=batch_id)).state
+    """Validate a received batch. While another worker's lease is live, retry later."""
+    batch = Batch.objects.get(pk=batch_id)
+    return services.batch_validate(batch=batch, worker=_worker(self)).state
 
 
 @shared_task(

@@ -272,3 +272,33 @@ def test_a_match_already_imported_from_the_same_bytes_publishes_as_unchanged(sub
     item = batch.items.get()
     assert (item.publication, item.fixture) == ("unchanged", _fixture_of(SMALL[0]))
     assert Submission.objects.count() == 1
+
+
+def test_a_worker_killed_mid_validation_leaves_a_lease_the_next_one_resumes_after(
+    submitter, monkeypatch
+):
+    files = [sample(m) for m in (*SMALL, "64924")]
+    batch = BatchFactory(submitter=submitter, files=files)
+    real = services._validate_item
+    calls = []
+
+    def dies_on_the_second(item, *, kinds):
+        calls.append(item.ordinal)
+        if len(calls) == 2:
+            raise SystemExit("worker killed")
+        return real(item, kinds=kinds)
+
+    monkeypatch.setattr(services, "_validate_item", dies_on_the_second)
+    with pytest.raises(SystemExit):
+        services.batch_validate(batch=batch, worker="w1")
+    monkeypatch.setattr(services, "_validate_item", real)
+    checkpoint = BatchCheckpoint.objects.get(batch=batch, phase="validate")
+    assert (checkpoint.ordinal, checkpoint.lease_owner) == (1, "w1")
+    with pytest.raises(services.BatchLeaseHeld):
+        services.batch_validate(batch=batch, worker="w2")
+    BatchCheckpoint.objects.filter(pk=checkpoint.pk).update(lease_expires_at="2000-01-01T00:00Z")
+    batch = services.batch_validate(batch=batch, worker="w2")
+    assert batch.state == BatchState.AWAITING_REVIEW
+    assert set(batch.items.values_list("outcome", flat=True)) == {"valid"}
+    checkpoint.refresh_from_db()
+    assert (checkpoint.ordinal, checkpoint.attempts, checkpoint.lease_owner) == (3, 2, "")
