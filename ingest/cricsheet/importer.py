@@ -335,11 +335,15 @@ class _IdPool:
         self.table = model._meta.db_table
         self.block = block
         self.free: list[int] = []
+        self.next = 0  # the first free id's index (a block is not copied per match)
 
     def take(self, count: int) -> list[int]:
-        if count > len(self.free):
-            self.free.extend(_allocate_ids(self.table, max(self.block, count - len(self.free))))
-        taken, self.free = self.free[:count], self.free[count:]
+        if count > len(self.free) - self.next:
+            rest = self.free[self.next :]
+            self.free = rest + _allocate_ids(self.table, max(self.block, count - len(rest)))
+            self.next = 0
+        taken = self.free[self.next : self.next + count]
+        self.next += count
         return taken
 
 
@@ -455,7 +459,10 @@ class Importer:
         match id hashes to; the queues are bounded, so memory stays flat."""
         context = multiprocessing.get_context("fork")
         connections.close_all()  # a forked child must open its own connection
-        inboxes = [context.Queue(maxsize=64) for _ in range(workers)]
+        # A worker takes ``PREFETCH`` files at a time before writing any: each inbox holds
+        # several blocks, so the one reader never waits on a busy worker's full inbox
+        # while the other worker has nothing to do.
+        inboxes = [context.Queue(maxsize=3 * self.PREFETCH) for _ in range(workers)]
         outbox = context.Queue()
         options = {
             "actor": self.actor,
