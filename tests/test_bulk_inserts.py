@@ -1,11 +1,17 @@
 """omnium.bulk.Inserts: rows of several tables written in one round trip, exactly as
 bulk_create would write them."""
 
+import json
+import uuid
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
+from psycopg.types.json import Jsonb
 
-from omnium.bulk import Inserts
+from omnium.bulk import Inserts, _literal
 from sports.models import LedgerStream, SubjectKind, TimelineItem, Venue
 
 pytestmark = pytest.mark.django_db
@@ -116,3 +122,47 @@ def test_a_row_pointing_at_an_unsaved_row_without_an_id_is_refused():
     batch.add(item)
     with pytest.raises(ValueError, match="unsaved row"):
         batch.send()
+
+
+def test_the_database_reads_quotes_as_the_literals_assume():
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW standard_conforming_strings")
+        assert cursor.fetchone()[0] == "on"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "O'Brien",
+        "back\\slash and 100% and %s and $1",
+        "tab\tnew\nline",
+        "",
+        None,
+        True,
+        0,
+        -7,
+        2.5,
+        Decimal("12.50"),
+        uuid.UUID("01a22c01-68ea-7019-a729-bf4a531e9e95"),
+        datetime(2026, 3, 1, 12, 30, tzinfo=UTC),
+        date(2026, 3, 1),
+        b"\x00\xffbytes",
+    ],
+)
+def test_a_literal_reads_back_as_the_value(value):
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {_literal(value)}")
+        assert cursor.fetchone()[0] == value
+
+
+def test_a_json_literal_reads_back_as_the_document():
+    document = {"name": "O'Brien", "path": "a\\b", "n": [1, 2.5, None]}
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {_literal(Jsonb(document))}")
+        # Django's psycopg setup hands jsonb to raw cursors as text.
+        assert json.loads(cursor.fetchone()[0]) == document
+
+
+def test_a_value_of_an_unknown_type_is_refused():
+    with pytest.raises(TypeError, match="cannot write a object"):
+        _literal(object())
