@@ -5,17 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from sports.cricket.stats.aggregates import SUPER_OVER_MODES
-
-
-class ProvenanceScopeSerializer(serializers.Serializer):
-    match_type = serializers.CharField(allow_null=True)
-    gender = serializers.CharField(allow_null=True)
-    competition = serializers.CharField(allow_null=True)
-    season = serializers.CharField(allow_null=True)
-    date_from = serializers.CharField(allow_null=True)
-    date_to = serializers.CharField(allow_null=True)
-    super_overs = serializers.ChoiceField(choices=SUPER_OVER_MODES)
+from sports.cricket.stats.serializers import ScopeSerializer
 
 
 class ProvenancePersonSerializer(serializers.Serializer):
@@ -205,7 +195,7 @@ class ProvenanceFixtureGroupSerializer(serializers.Serializer):
 class ProvenanceAggregateTraceSerializer(serializers.Serializer):
     figure = serializers.CharField()
     participant = ProvenanceParticipantSerializer()
-    scope = ProvenanceScopeSerializer()
+    scope = ScopeSerializer()
     value = serializers.IntegerField(help_text="The whole figure in the scope.")
     fixtures_total = serializers.IntegerField()
     fixtures = ProvenanceFixtureGroupSerializer(many=True)
