@@ -45,10 +45,10 @@ DATABASE = "omnium_bench_api"
 def load_samples() -> None:
     """The samples through the real pipelines; the statistics refreshes they request run
     here and now (no worker serves the benchmark database), as do any left pending."""
+    from cricket.stats.models import RefreshStatus, StatisticsRefresh
+    from cricket.stats.refresh import statistics_refresh_run
     from ingest.samples import SAMPLE_LOADERS
     from omnium.celery import app
-    from sports.cricket.stats.models import RefreshStatus, StatisticsRefresh
-    from sports.cricket.stats.refresh import statistics_refresh_run
 
     app.conf.task_always_eager = True
     for label, loader in SAMPLE_LOADERS:
@@ -63,7 +63,7 @@ def load_samples() -> None:
 
 def endpoints() -> dict[str, str]:
     from catalogue.models import Product
-    from sports.cricket.stats.aggregates import Scope, careers
+    from cricket.stats.aggregates import Scope, careers
     from sports.models import Fixture
 
     cricket = Fixture.objects.public().filter(sport__code="cricket").order_by("code").first()

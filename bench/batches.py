@@ -35,9 +35,9 @@ def main(argv: list[str]) -> None:
     setup_django(DATABASE)
     from django.contrib.auth import get_user_model
 
+    from cricket.models import Delivery
     from ingest.batches import services
     from ingest.cricsheet.importer import Importer, iter_sources
-    from sports.cricket.models import Delivery
 
     files = list(itertools.islice(iter_sources([CORPUS]), 2 * args.limit))
     files = [(name.rsplit("/", 1)[-1], raw) for name, raw in files]

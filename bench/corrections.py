@@ -54,9 +54,9 @@ def main() -> None:
     setup_django("omnium_bench_corrections")
     from django.db import connection, transaction
 
+    from cricket.corrections import delivery_correct
+    from cricket.models import Delivery, DeliveryCorrectionHistory
     from ingest.cricsheet.importer import import_paths
-    from sports.cricket.corrections import delivery_correct
-    from sports.cricket.models import Delivery, DeliveryCorrectionHistory
 
     summary = import_paths([SAMPLES])
     print(f"samples: {summary.line()}")

@@ -84,9 +84,9 @@ def main() -> None:
 
     from django.db import connection
 
-    from sports.cricket.models import Delivery
-    from sports.cricket.stats.aggregates import career_table
-    from sports.cricket.stats.refresh import (
+    from cricket.models import Delivery
+    from cricket.stats.aggregates import career_table
+    from cricket.stats.refresh import (
         statistics_rebuild_all,
         statistics_refresh,
         statistics_refresh_run,

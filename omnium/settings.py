@@ -65,7 +65,7 @@ INSTALLED_APPS = [
     "omnium",
     "accounts",
     "sports",
-    "sports.cricket",
+    "cricket",
     "catalogue",
     "discussions",
     "ingest",
@@ -265,7 +265,7 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 86_400
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Task modules beyond each app's tasks.py (autodiscovered).
-CELERY_IMPORTS = ["ingest.sports_tasks", "sports.cricket.stats.tasks", "ingest.batches.tasks"]
+CELERY_IMPORTS = ["ingest.sports_tasks", "cricket.stats.tasks", "ingest.batches.tasks"]
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "omnium")
 CELERY_BEAT_SCHEDULE = {
     # Retailer feeds: the task itself skips disabled sources (the kill switch).

@@ -16,8 +16,8 @@ APPS = ("accounts", "sports", "catalogue", "discussions", "ingest")
 api_v1 = [
     path("", ApiRootView.as_view(), name="api-root"),
     *[path("", include(f"{app}.api_urls")) for app in APPS],
-    path("", include("sports.cricket.api_urls")),
-    path("", include("sports.cricket.stats.api_urls")),
+    path("", include("cricket.api_urls")),
+    path("", include("cricket.stats.api_urls")),
 ]
 
 handler404 = "omnium.views.not_found"
@@ -30,8 +30,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     *[path("", include(f"{app}.urls", namespace=app)) for app in APPS],
-    path("", include("sports.cricket.urls", namespace="cricket")),
-    path("", include("sports.cricket.stats.urls", namespace="cricket_stats")),
+    path("", include("cricket.urls", namespace="cricket")),
+    path("", include("cricket.stats.urls", namespace="cricket_stats")),
 ]
 if settings.BENCH_BARE_VIEW:
     urlpatterns.append(path("bench/bare", views.bench_bare, name="bench-bare"))

@@ -76,7 +76,7 @@ def scorecard_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
     """A cricket scorecard: the fixture, its log position and its innings, and the
     definition its lines are built to (the card reads the derived lines, rebuilt before
     they are read when stale: ``statistics_lines_ensure``)."""
-    from sports.cricket.stats.engine import LINES_DEFINITION_VERSION
+    from cricket.stats.engine import LINES_DEFINITION_VERSION
 
     pk = parse_uuid(pk)
     if pk is None:
@@ -111,7 +111,7 @@ def career_freshness(request: Request, pk=None, **_kwargs) -> tuple | None:
     registry ids, their statistics data versions (bumped by every refresh that touches
     them) and the snapshot's build state (so the rebuild after a refresh is a new answer).
     A merged id answers as its survivor: no validator of its own."""
-    from sports.cricket.stats.aggregates import DEFINITION_VERSION
+    from cricket.stats.aggregates import DEFINITION_VERSION
 
     pk = parse_uuid(pk)
     if pk is None:
@@ -126,8 +126,8 @@ def leaderboard_freshness(request: Request, **_kwargs) -> tuple | None:
     """A cricket leaderboard: every line and snapshot write finishes a recorded refresh
     (``statistics_refresh_run``, the whole rebuild, the wholesale invalidation), so the
     latest finished refresh dates them all; the query string is in the ETag already."""
-    from sports.cricket.stats.aggregates import DEFINITION_VERSION
-    from sports.cricket.stats.models import RefreshStatus, StatisticsRefresh
+    from cricket.stats.aggregates import DEFINITION_VERSION
+    from cricket.stats.models import RefreshStatus, StatisticsRefresh
 
     with connection.cursor() as cursor:
         cursor.execute(

@@ -117,10 +117,10 @@ def keep_connection():
 
 @pytest.fixture(scope="module")
 def samples(django_db_setup, django_db_blocker, keep_connection):
+    from cricket.tests.factories import seed_dismissal_kinds
     from ingest.collectors.sample import load_catalogue_sample
     from ingest.cricsheet.importer import import_paths
     from ingest.games import games_import
-    from sports.cricket.tests.factories import seed_dismissal_kinds
 
     with django_db_blocker.unblock(), transaction.atomic():
         seed_dismissal_kinds()

@@ -10,8 +10,8 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from catalogue.tests.factories import ListingFactory, PriceObservationFactory, ProductFactory
+from cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from ingest.cricsheet.importer import Importer
-from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from sports.models import Fixture
 from sports.tests.factories import CompetitorFactory, FixtureFactory, publish
 
@@ -166,13 +166,13 @@ def test_the_browsable_api_is_not_stored(api, fixture, empty_cache):
 
 
 def _first_delivery(fixture):
-    from sports.cricket.models import Delivery
+    from cricket.models import Delivery
 
     return Delivery.objects.current().filter(innings__fixture=fixture).order_by("sequence").first()
 
 
 def test_a_corrected_delivery_changes_the_scorecards_etag(api, cricket_fixture, editor):
-    from sports.cricket.corrections import delivery_correct
+    from cricket.corrections import delivery_correct
 
     first = api.get(_url("scorecard", cricket_fixture))
     delivery = _first_delivery(cricket_fixture)
@@ -189,7 +189,7 @@ def test_a_corrected_delivery_changes_the_scorecards_etag(api, cricket_fixture, 
 
 @pytest.fixture
 def batter(cricket_fixture):
-    from sports.cricket.stats.refresh import statistics_refresh, statistics_refresh_run
+    from cricket.stats.refresh import statistics_refresh, statistics_refresh_run
 
     refresh = statistics_refresh(
         fixture_ids=[cricket_fixture.pk], reason="test import", actor="editor:test"
@@ -213,9 +213,9 @@ def test_a_matching_career_etag_gets_304(api, batter, django_assert_max_num_quer
 def test_a_refresh_touching_the_player_changes_the_careers_etag(
     api, cricket_fixture, batter, editor
 ):
-    from sports.cricket.corrections import delivery_correct
-    from sports.cricket.stats.models import StatisticsRefresh
-    from sports.cricket.stats.refresh import statistics_refresh_run
+    from cricket.corrections import delivery_correct
+    from cricket.stats.models import StatisticsRefresh
+    from cricket.stats.refresh import statistics_refresh_run
 
     first = api.get(_career(batter))
     delivery = _first_delivery(cricket_fixture)
@@ -270,7 +270,7 @@ def test_a_compiled_freshness_query_answers_each_key_it_is_given(fixture):
 
 
 def test_a_finished_refresh_changes_the_leaderboards_etag(api, batter, cricket_fixture):
-    from sports.cricket.stats.refresh import statistics_refresh, statistics_refresh_run
+    from cricket.stats.refresh import statistics_refresh, statistics_refresh_run
 
     url = "/api/v1/cricket/leaderboards/batting/"
     first = api.get(url)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
+from cricket.corrections import DiffLine, source_correction_diff
 from ingest.batches.models import BatchItem, ItemOperation
 from ingest.batches.services import ItemBytesGone, item_bytes
 from ingest.cricsheet.validate import CricsheetRejected, load
-from sports.cricket.corrections import DiffLine, source_correction_diff
 
 
 def correction_diff(item: BatchItem) -> list[DiffLine]:

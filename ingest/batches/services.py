@@ -26,6 +26,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.services import audit_record
+from cricket.corrections import (
+    SOURCE_REVISION,
+    CorrectionReview,
+    source_correction_diff,
+)
+from cricket.models import DismissalKind
+from cricket.services import SOURCE
 from ingest.batches.models import (
     Batch,
     BatchCheckpoint,
@@ -47,13 +54,6 @@ from ingest.batches.permissions import may_submit_batches, review_refusal, submi
 from ingest.cricsheet.importer import Importer, Outcome, PathStep, competition_path, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
-from sports.cricket.corrections import (
-    SOURCE_REVISION,
-    CorrectionReview,
-    source_correction_diff,
-)
-from sports.cricket.models import DismissalKind
-from sports.cricket.services import SOURCE
 from sports.models import (
     Competition,
     EntityType,

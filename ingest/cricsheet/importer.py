@@ -35,15 +35,12 @@ from django.db import DatabaseError, IntegrityError, connection, connections, tr
 from django.utils import timezone
 from django.utils.text import slugify
 
-from ingest.cricsheet.validate import CricsheetRejected, Problem, load
-from omnium.bulk import Inserts
-from omnium.models import uuid7
-from sports.cricket.corrections import (
+from cricket.corrections import (
     SOURCE_REVISION,
     CorrectionReview,
     fixture_corrections_from_source,
 )
-from sports.cricket.models import (
+from cricket.models import (
     Delivery,
     DeliveryReplacement,
     DeliveryReview,
@@ -56,7 +53,7 @@ from sports.cricket.models import (
     InningsMiscountedOver,
     InningsPowerplay,
 )
-from sports.cricket.services import (
+from cricket.services import (
     SOURCE,
     MatchFixture,
     PeopleCache,
@@ -67,7 +64,10 @@ from sports.cricket.services import (
     cricket_team,
     people_cache_load,
 )
-from sports.cricket.stats.refresh import statistics_refresh
+from cricket.stats.refresh import statistics_refresh
+from ingest.cricsheet.validate import CricsheetRejected, Problem, load
+from omnium.bulk import Inserts
+from omnium.models import uuid7
 from sports.models import (
     Competition,
     EntityType,

@@ -26,15 +26,15 @@ from django.utils.safestring import mark_safe
 
 from accounts.access import competitions_for, user_can
 from accounts.models import Capability
-from ingest.batches.admin import _may_review as may_review_somewhere
-from ingest.provenance.selectors import FIGURES_OF, trace_aggregate, trace_line
-from sports.admin import EstimatedCountPaginator, ReadOnlyAdmin
-from sports.cricket.stats.models import (
+from cricket.stats.models import (
     CricketBattingLine,
     CricketBowlingLine,
     CricketFieldingLine,
 )
-from sports.cricket.stats.selectors import cricket_player, scope_from_params
+from cricket.stats.selectors import cricket_player, scope_from_params
+from ingest.batches.admin import _may_review as may_review_somewhere
+from ingest.provenance.selectors import FIGURES_OF, trace_aggregate, trace_line
+from sports.admin import EstimatedCountPaginator, ReadOnlyAdmin
 
 TEMPLATE = "admin/ingest/provenance_trace.html"
 

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.access import user_can
 from accounts.models import Capability
+from cricket.stats.selectors import TRACEABLE, cricket_player, scope_from_params
 from ingest.provenance.selectors import (
     DEFAULT_FIXTURES,
     FIGURES_OF,
@@ -26,7 +27,6 @@ from ingest.provenance.serializers import (
     ProvenanceAggregateTraceSerializer,
     ProvenanceLineTraceSerializer,
 )
-from sports.cricket.stats.selectors import TRACEABLE, cricket_player, scope_from_params
 
 SCOPE_PARAMETERS = [
     OpenApiParameter("match_type", str, description="T20, ODI, Test, ... (the format)."),

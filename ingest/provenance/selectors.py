@@ -45,26 +45,26 @@ from django.shortcuts import get_object_or_404
 
 from accounts.access import user_can, user_can_everywhere
 from accounts.models import Capability
-from ingest.batches.models import BatchItem, BatchReviewDecision
-from ingest.models import RetentionState
-from sports.cricket.models import (
+from cricket.models import (
     Delivery,
     DeliveryCorrectionHistory,
     DeliveryWicket,
     DeliveryWicketFielder,
 )
-from sports.cricket.stats.aggregates import Scope, expand_merged
-from sports.cricket.stats.models import (
+from cricket.stats.aggregates import Scope, expand_merged
+from cricket.stats.models import (
     CricketBattingLine,
     CricketBowlingLine,
     CricketFieldingLine,
 )
-from sports.cricket.stats.selectors import (
+from cricket.stats.selectors import (
     TRACEABLE,
     figure_condition,
     figure_line_model,
     scoped_lines,
 )
+from ingest.batches.models import BatchItem, BatchReviewDecision
+from ingest.models import RetentionState
 from sports.models import Competition, Participant, SubmissionKind
 
 LINE_KINDS: dict[str, type] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from sports.cricket.stats.serializers import ScopeSerializer
+from cricket.stats.serializers import ScopeSerializer
 
 
 class ProvenancePersonSerializer(serializers.Serializer):

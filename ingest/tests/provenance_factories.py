@@ -10,11 +10,11 @@ from __future__ import annotations
 from accounts.access import competition_grant_set
 from accounts.models import Role
 from accounts.tests.factories import StaffFactory
+from cricket.stats.engine import lines_rebuild
+from cricket.stats.models import CricketBattingLine
 from ingest.batches import services
 from ingest.batches.models import Batch
 from ingest.tests.batch_factories import BatchFactory, sample
-from sports.cricket.stats.engine import lines_rebuild
-from sports.cricket.stats.models import CricketBattingLine
 from sports.models import EntityType, ExternalIdMap
 
 REASON = "checked against the printed scorecard"

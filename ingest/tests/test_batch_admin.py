@@ -5,11 +5,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches import services
 from ingest.batches.models import BatchState, OnboardingDecision
 from ingest.cricsheet.importer import Importer
 from ingest.tests.batch_factories import SMALL, BatchFactory, renamed, sample
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
 
 # The personas hold grants on every competition: these tests are not about permissions.

@@ -6,11 +6,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches import services
 from ingest.batches.models import Batch, BatchState
 from ingest.storage import stored_object_read
 from ingest.tests.batch_factories import SMALL, BatchFactory, sample
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
 
 # The personas hold grants on every competition: these tests are not about permissions.

@@ -5,9 +5,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches.models import Batch, BatchState
 from ingest.tests.batch_factories import SAMPLES, SMALL
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
 
 # The personas hold grants on every competition: these tests are not about permissions.

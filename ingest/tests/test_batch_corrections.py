@@ -14,13 +14,8 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
-from ingest.batches import services
-from ingest.batches.models import BatchState, ItemOperation, ItemOutcome, PublicationOutcome
-from ingest.batches.selectors import correction_diff
-from ingest.cricsheet.importer import Importer
-from omnium.testing import SHARED_DATA
-from sports.cricket.models import Delivery, DeliveryCorrectionHistory, ReviewDecision
-from sports.cricket.stats.models import (
+from cricket.models import Delivery, DeliveryCorrectionHistory, ReviewDecision
+from cricket.stats.models import (
     CricketAppearance,
     CricketBattingLine,
     CricketBowlingLine,
@@ -30,8 +25,13 @@ from sports.cricket.stats.models import (
     RefreshStatus,
     StatisticsRefresh,
 )
-from sports.cricket.stats.refresh import statistics_rebuild_all, statistics_refresh_run
-from sports.cricket.tests.factories import seed_dismissal_kinds
+from cricket.stats.refresh import statistics_rebuild_all, statistics_refresh_run
+from cricket.tests.factories import seed_dismissal_kinds
+from ingest.batches import services
+from ingest.batches.models import BatchState, ItemOperation, ItemOutcome, PublicationOutcome
+from ingest.batches.selectors import correction_diff
+from ingest.cricsheet.importer import Importer
+from omnium.testing import SHARED_DATA
 from sports.models import EntityType, ExternalIdMap, Fixture, Submission, SubmissionKind
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("batch_grants")]

@@ -9,11 +9,11 @@ import pytest
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
+from cricket.models import Delivery
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches.models import BatchState
 from ingest.cricsheet.importer import Importer
 from ingest.tests.batch_factories import SMALL, renamed, sample
-from sports.cricket.models import Delivery
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture, Submission, SubmissionKind
 
 # The personas hold grants on every competition: these tests are not about permissions.

@@ -5,12 +5,12 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 
+from cricket.models import Delivery
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches import services
 from ingest.batches.models import BatchState, OnboardingDecision
 from ingest.cricsheet.importer import Importer
 from ingest.tests.batch_factories import SMALL, BatchFactory, renamed, sample
-from sports.cricket.models import Delivery
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import EntityType, ExternalIdMap, Participant, ParticipantAlias
 
 # The personas hold grants on every competition: these tests are not about permissions.

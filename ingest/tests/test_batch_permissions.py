@@ -18,12 +18,12 @@ from rest_framework.test import APIClient
 from accounts.access import account_tombstone, competition_grant_revoke, competition_grant_set
 from accounts.models import AccessEvent, AccessHistory, AccountStatus
 from accounts.services import account_status_set
+from cricket.services import cricket_sport
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches import services
 from ingest.batches.models import Batch, BatchState
 from ingest.batches.permissions import can_review, can_submit, reviewable_batches
 from ingest.tests.batch_factories import SAMPLES, BatchFactory, sample
-from sports.cricket.services import cricket_sport
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.services import competition_create
 
 pytestmark = pytest.mark.django_db

@@ -8,12 +8,12 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches import services
 from ingest.batches.models import BatchItem, ItemOutcome, PublicationOutcome
 from ingest.models import RetentionState
 from ingest.storage import stored_object_read, stored_objects_expire
 from ingest.tests.batch_factories import SMALL, BatchFactory, sample
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
 
 # The personas hold grants on every competition: these tests are not about permissions.

@@ -4,12 +4,12 @@ import time
 
 import pytest
 
+from cricket.stats.models import RefreshStatus, StatisticsRefresh
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches import services
 from ingest.batches.models import BatchState
 from ingest.batches.tasks import batch_publish_task, batch_validate_task
 from ingest.tests.batch_factories import SMALL, BatchFactory
-from sports.cricket.stats.models import RefreshStatus, StatisticsRefresh
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Fixture
 
 pytestmark = [

@@ -6,6 +6,8 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from accounts.models import AuditEntry
+from cricket.models import Delivery
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches import services
 from ingest.batches.models import (
     BatchCheckpoint,
@@ -21,8 +23,6 @@ from ingest.batches.models import (
 from ingest.cricsheet.importer import Importer
 from ingest.storage import stored_object_read
 from ingest.tests.batch_factories import SMALL, BatchFactory, sample
-from sports.cricket.models import Delivery
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import EntityType, ExternalIdMap, Fixture, Submission, SubmissionKind
 
 # The personas hold grants on every competition: these tests are not about permissions.

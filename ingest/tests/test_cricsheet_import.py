@@ -9,9 +9,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q, Sum
 from django.db.models.functions import Coalesce
 
-from ingest.cricsheet.importer import Importer, Outcome, match_id_of
-from omnium.testing import SHARED_DATA
-from sports.cricket.models import (
+from cricket.models import (
     Delivery,
     DeliveryReplacement,
     DeliveryReview,
@@ -21,7 +19,9 @@ from sports.cricket.models import (
     Innings,
     InningsMiscountedOver,
 )
-from sports.cricket.tests.factories import seed_dismissal_kinds
+from cricket.tests.factories import seed_dismissal_kinds
+from ingest.cricsheet.importer import Importer, Outcome, match_id_of
+from omnium.testing import SHARED_DATA
 from sports.models import (
     EntityType,
     ExternalIdMap,
@@ -417,7 +417,7 @@ def test_the_competition_tree_is_event_then_season_or_a_node_per_format(fixtures
 
 
 def test_every_scorecard_total_and_wicket_count_agrees_with_the_file(documents, fixtures_by_id):
-    from sports.cricket.selectors import fixture_scorecard
+    from cricket.selectors import fixture_scorecard
 
     kinds_not_out = {"retired hurt", "retired not out"}
     for match_id, doc in documents.items():
@@ -438,7 +438,7 @@ _NOT_OUT = {"retired hurt", "retired not out"}
 def _card_from_file(doc: dict, inning: dict, participant_of: dict) -> dict:
     """One innings' scorecard counted straight from the file (not by the engine): batting
     order and figures, bowling order and figures, and each fall of wicket."""
-    from sports.cricket.selectors import overs_text
+    from cricket.selectors import overs_text
 
     people = {name: participant_of[rid] for name, rid in doc["info"]["registry"]["people"].items()}
     per_over = doc["info"].get("balls_per_over", 6)
@@ -474,7 +474,7 @@ def _card_from_file(doc: dict, inning: dict, participant_of: dict) -> dict:
 
 
 def test_every_scorecard_line_and_fall_of_wicket_agrees_with_the_file(documents, fixtures_by_id):
-    from sports.cricket.selectors import fixture_scorecard
+    from cricket.selectors import fixture_scorecard
 
     participant_of = dict(
         ExternalIdMap.objects.filter(
@@ -498,7 +498,7 @@ def test_every_scorecard_line_and_fall_of_wicket_agrees_with_the_file(documents,
 
 
 def test_a_substitute_fielder_is_shown_as_a_substitute_on_the_scorecard(fixtures_by_id):
-    from sports.cricket.selectors import fixture_scorecard
+    from cricket.selectors import fixture_scorecard
 
     super_over = fixture_scorecard(fixtures_by_id["1216517"])[2]
     assert "c sub (AS Roy) b JJ Bumrah" in [line.how_out for line in super_over.batting]

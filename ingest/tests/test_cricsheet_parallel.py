@@ -11,10 +11,10 @@ import pytest
 from django.core.management import call_command
 from django.db.models import Count, Sum
 
+from cricket.models import Delivery, Innings
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.cricsheet.importer import Importer, match_id_of
 from omnium.testing import SHARED_DATA
-from sports.cricket.models import Delivery, Innings
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import Competition, EntityType, ExternalIdMap, Fixture, ParticipantAlias
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,8 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from ingest.cricsheet.importer import Importer
-from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from sports.models import EntityType, ExternalIdMap, ParticipantAlias
 
 

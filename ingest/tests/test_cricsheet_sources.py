@@ -9,10 +9,10 @@ import zipfile
 import pytest
 from django.core.management import call_command
 
+from cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from ingest.cricsheet.importer import iter_sources
 from ingest.samples import SAMPLE_LOADERS, SAMPLES
 from ingest.sports_tasks import import_cricsheet_task
-from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from sports.models import EntityType, ExternalIdMap, Fixture
 
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from cricket.models import Delivery, Innings
+from cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from ingest.cricsheet.importer import Importer, Outcome
 from ingest.cricsheet.validate import CricsheetRejected, load, validate
-from sports.cricket.models import Delivery, Innings
-from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from sports.models import Competition, ExternalIdMap, Fixture, Participant, Submission
 
 

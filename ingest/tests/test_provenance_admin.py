@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from accounts.access import account_tombstone, competition_grant_set
 from accounts.models import Role
+from cricket.stats.models import CricketBowlingLine, CricketFieldingLine
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.storage import stored_objects_expire
 from ingest.tests.batch_factories import SMALL, sample
 from ingest.tests.provenance_factories import (
@@ -22,8 +24,6 @@ from ingest.tests.provenance_factories import (
     reviewer_without_grants,
     top_batting_line,
 )
-from sports.cricket.stats.models import CricketBowlingLine, CricketFieldingLine
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.services import competition_create
 from sports.tests.factories import FootballFactory
 

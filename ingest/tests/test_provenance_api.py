@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from accounts.access import competition_grant_set
 from accounts.models import Role
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.tests.batch_factories import SMALL, sample
 from ingest.tests.provenance_factories import (
     NASH_MATCHES,
@@ -17,7 +18,6 @@ from ingest.tests.provenance_factories import (
     reviewer_without_grants,
     top_batting_line,
 )
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.services import competition_create
 from sports.tests.factories import FootballFactory
 

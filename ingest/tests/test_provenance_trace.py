@@ -14,6 +14,12 @@ from django.utils import timezone
 from accounts.access import account_tombstone, competition_grant_set
 from accounts.models import Role
 from accounts.tests.factories import StaffFactory
+from cricket.corrections import delivery_correct
+from cricket.models import Delivery
+from cricket.stats.aggregates import Scope
+from cricket.stats.engine import lines_rebuild
+from cricket.stats.models import CricketBattingLine, CricketBowlingLine
+from cricket.tests.factories import seed_dismissal_kinds
 from ingest.batches.models import BatchItem
 from ingest.cricsheet.importer import Importer
 from ingest.provenance.selectors import DELETED_ACCOUNT, trace_aggregate, trace_line
@@ -28,12 +34,6 @@ from ingest.tests.provenance_factories import (
     reviewer_without_grants,
     top_batting_line,
 )
-from sports.cricket.corrections import delivery_correct
-from sports.cricket.models import Delivery
-from sports.cricket.stats.aggregates import Scope
-from sports.cricket.stats.engine import lines_rebuild
-from sports.cricket.stats.models import CricketBattingLine, CricketBowlingLine
-from sports.cricket.tests.factories import seed_dismissal_kinds
 from sports.models import SubmissionKind
 from sports.services import competition_create
 from sports.tests.factories import FootballFactory

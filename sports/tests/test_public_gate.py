@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from ingest.samples import SAMPLES
-from sports.cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from sports.models import Fixture, FixtureCompetitor, Submission, SubmissionKind
 from sports.services import (
     CompetitorSpec,

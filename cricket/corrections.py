@@ -1,0 +1,1201 @@
+"""Corrections of published deliveries (seed 001 §3): the one write path that changes a ball.
+
+Delivery content is immutable. A correction inserts the next revision (revision + 1) of the
+live row and marks that row superseded, linking the two both ways; the new revision keeps the
+ball's source event, original submission, event ordinal and within-innings sequence, so an
+innings never reorders beneath a reader. Every correction appends one
+``DeliveryCorrectionHistory`` row with the complete content before and after. The database
+enforces all of it (triggers on ``cricket_delivery``); this module is the only caller that
+writes revisions, and the admin, the API, ``manage.py correct_delivery`` and a re-imported
+source file all come through ``delivery_correct`` or ``fixture_corrections_from_source``.
+
+Concurrency: a correction locks the innings row (``FOR NO KEY UPDATE``, so imports that only
+reference it are not blocked), then the delivery row ``FOR UPDATE``, and checks that the row
+is still live. Two corrections of one ball therefore run one after the other and the second
+finds its row superseded: it fails with ``CorrectionConflict`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Prefetch
+from django.db.models.functions import Now
+
+from accounts.models import Role
+from cricket.models import (
+    Delivery,
+    DeliveryCorrectionHistory,
+    DeliveryReplacement,
+    DeliveryReview,
+    DeliveryWicket,
+    DeliveryWicketFielder,
+    DismissalKind,
+    Innings,
+    ReviewDecision,
+)
+from sports.models import (
+    EntityType,
+    ExternalIdMap,
+    Fixture,
+    Participant,
+    ParticipantType,
+    Submission,
+)
+from sports.services.common import Actor, actor_label, actor_user, audit_person
+from sports.services.timeline import timeline_append
+
+SOURCE_REVISION = "source revision"
+PEOPLE_FIELDS = ("batter", "bowler", "non_striker")
+EXTRA_FIELDS = ("extra_wides", "extra_noballs", "extra_byes", "extra_legbyes", "extra_penalty")
+CORRECTABLE_FIELDS = ("runs_batter", "non_boundary", *EXTRA_FIELDS, *PEOPLE_FIELDS)
+_CONTENT_FIELDS = (
+    "runs_batter",
+    "runs_extras",
+    "runs_total",
+    "non_boundary",
+    *EXTRA_FIELDS,
+    "batter_id",
+    "bowler_id",
+    "non_striker_id",
+    "ball_label",
+)
+_WICKET_KEYS = {"kind", "player_out", "fielders"}
+_FIELDER_KEYS = {"participant", "substitute"}
+# Runs are small counts; the bound only stops a typo (400 for 4) reaching the scorecard.
+MAX_RUNS = 99
+
+
+class CorrectionConflict(ValidationError):
+    """The delivery was corrected by someone else first: it is no longer the live revision."""
+
+
+def may_correct(user) -> bool:
+    """Editors and administrators correct deliveries."""
+    return bool(
+        user
+        and user.is_authenticated
+        and user.is_active
+        and (user.is_superuser or user.role in (Role.EDITOR, Role.ADMIN))
+    )
+
+
+def may_read_history(user) -> bool:
+    """Correction history (snapshots, who asked, why) is for editors, reviewers and
+    administrators; the public reads the live deliveries only."""
+    return bool(
+        user
+        and user.is_authenticated
+        and user.is_active
+        and (user.is_superuser or user.role in (Role.EDITOR, Role.REVIEWER, Role.ADMIN))
+    )
+
+
+# --- wickets as values -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FielderSpec:
+    participant_id: uuid.UUID | None
+    substitute: bool = False
+
+
+@dataclass(frozen=True)
+class WicketSpec:
+    """One wicket of a revision, as a comparable value (ordinal = its place in the list)."""
+
+    kind: DismissalKind  # model instances compare by primary key
+    kind_raw: str
+    player_out_id: uuid.UUID
+    fielders: tuple[FielderSpec, ...] = ()
+
+
+def _wicket_specs(delivery: Delivery) -> list[WicketSpec]:
+    wickets = (
+        DeliveryWicket.objects.filter(delivery=delivery)
+        .select_related("kind")
+        .prefetch_related(
+            Prefetch("fielders", queryset=DeliveryWicketFielder.objects.order_by("ordinal"))
+        )
+        .order_by("ordinal")
+    )
+    return [
+        WicketSpec(
+            kind=w.kind,
+            kind_raw=w.kind_raw,
+            player_out_id=w.player_out_id,
+            fielders=tuple(FielderSpec(f.participant_id, f.substitute) for f in w.fielders.all()),
+        )
+        for w in wickets
+    ]
+
+
+# --- the result ------------------------------------------------------------------------------
+
+
+@dataclass
+class CorrectionResult:
+    """What a correction wrote, and what the statistics refresh needs to know."""
+
+    delivery: Delivery  # the new live revision
+    previous: Delivery  # the revision it superseded
+    history: DeliveryCorrectionHistory
+    fixture_id: uuid.UUID
+    participant_ids: frozenset[uuid.UUID]
+    # Later balls of the over whose printed label moved because this one's legality did:
+    # each got a revision of its own (labels are display only; no statistic reads them).
+    relabelled: list[Delivery] = field(default_factory=list)
+
+
+@dataclass
+class SourceCorrections:
+    """The corrections a revised source file applied to one fixture."""
+
+    fixture_id: uuid.UUID
+    corrections: list[CorrectionResult] = field(default_factory=list)
+
+    @property
+    def participant_ids(self) -> frozenset[uuid.UUID]:
+        ids: set[uuid.UUID] = set()
+        for correction in self.corrections:
+            ids |= correction.participant_ids
+        return frozenset(ids)
+
+
+# --- the statistics hook ---------------------------------------------------------------------
+
+
+def _request_statistics_refresh(
+    *,
+    fixture_ids: Iterable[uuid.UUID],
+    participant_ids: Iterable[uuid.UUID],
+    reason: str,
+    actor: Actor,
+    submission: Submission | None = None,
+) -> None:
+    """Ask for the statistics that read these fixtures and participants to be rebuilt.
+
+    The single place a correction reaches the statistics engine. It is called inside the
+    correction's transaction with the fixture and every participant the old or new revision
+    names (batter, bowler, non-striker, players out, fielders), which is the dependency set
+    of seed 001 §6. It delegates to the one refresh path,
+    ``cricket.stats.refresh.statistics_refresh``, which records the dependencies,
+    bumps the participants' data versions and schedules the rebuild on commit.
+    """
+    from cricket.stats.refresh import statistics_refresh
+
+    statistics_refresh(
+        fixture_ids=fixture_ids,
+        participant_ids=participant_ids,
+        reason=reason,
+        actor=actor,
+        submission=submission,
+    )
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+def _count(value: Any, name: str, *, nullable: bool) -> int | None:
+    if value is None and nullable:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        allowed = "a whole number of 0 or more" + (" or empty" if nullable else "")
+        raise ValidationError({name: f"{value!r} is not {allowed}."})
+    if value < 0:
+        raise ValidationError({name: f"{value} is negative; runs are counted from 0."})
+    if value > MAX_RUNS:
+        raise ValidationError({name: f"{value} is more than {MAX_RUNS} runs off one ball."})
+    return value
+
+
+def _participant_id(value: Any, name: str) -> uuid.UUID:
+    if isinstance(value, Participant):
+        return value.pk
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except (TypeError, ValueError, AttributeError):
+        raise ValidationError({name: f"{value!r} is not a participant id."}) from None
+
+
+def _check_people(ids: Mapping[str, uuid.UUID | None]) -> None:
+    """Every named participant exists, is a person and is not merged away."""
+    wanted = {pk for pk in ids.values() if pk is not None}
+    rows = {p.pk: p for p in Participant.objects.filter(pk__in=wanted)}
+    for name, pk in ids.items():
+        if pk is None:
+            continue
+        person = rows.get(pk)
+        if person is None:
+            raise ValidationError({name: f"no participant has id {pk}."})
+        if person.merged_into_id is not None:
+            raise ValidationError(
+                {name: f"{person} is merged into {person.merged_into_id}; name the survivor."}
+            )
+        if person.type != ParticipantType.PERSON:
+            raise ValidationError({name: f"{person} is a {person.type}, not a player."})
+
+
+def _kind(value: Any, name: str) -> DismissalKind:
+    if isinstance(value, DismissalKind):
+        return value
+    kind = DismissalKind.objects.filter(name=value).first()
+    if kind is None:
+        kind = DismissalKind.objects.filter(code=value).first()
+    if kind is None:
+        known = ", ".join(DismissalKind.objects.values_list("name", flat=True))
+        raise ValidationError({name: f"{value!r} is not a dismissal kind (known: {known})."})
+    return kind
+
+
+def _fielders(value: Any, name: str, people: dict[str, uuid.UUID | None]) -> tuple:
+    if not isinstance(value, list | tuple):
+        raise ValidationError({name: "must be a list of fielders."})
+    fielders = []
+    for i, entry in enumerate(value, start=1):
+        place = f"{name}[{i}]"
+        if isinstance(entry, FielderSpec):
+            entry = {"participant": entry.participant_id, "substitute": entry.substitute}
+        if not isinstance(entry, Mapping) or set(entry) - _FIELDER_KEYS:
+            raise ValidationError(
+                {place: "a fielder is {'participant': id or None, 'substitute': bool}."}
+            )
+        substitute = entry.get("substitute", False)
+        if not isinstance(substitute, bool):
+            raise ValidationError({place: "substitute must be true or false."})
+        raw = entry.get("participant")
+        if raw is None:
+            if not substitute:
+                raise ValidationError(
+                    {place: "only a substitute may be recorded without a name (O4)."}
+                )
+            fielders.append(FielderSpec(None, True))
+            continue
+        pk = _participant_id(raw, place)
+        people[place] = pk
+        fielders.append(FielderSpec(pk, substitute))
+    return tuple(fielders)
+
+
+def _wicket(
+    entry: Any, name: str, base: WicketSpec | None, people: dict[str, uuid.UUID | None]
+) -> WicketSpec:
+    if not isinstance(entry, Mapping):
+        raise ValidationError({name: "a wicket is {'kind', 'player_out', 'fielders'} or None."})
+    unknown = set(entry) - _WICKET_KEYS
+    if unknown:
+        raise ValidationError(
+            {name: f"unknown keys {sorted(unknown)}; use {sorted(_WICKET_KEYS)}."}
+        )
+    if base is None and ("kind" not in entry or "player_out" not in entry):
+        raise ValidationError({name: "a new wicket needs its kind and the player out."})
+    kind = _kind(entry["kind"], f"{name}.kind") if "kind" in entry else base.kind
+    if "player_out" in entry:
+        player_out = _participant_id(entry["player_out"], f"{name}.player_out")
+        people[f"{name}.player_out"] = player_out
+    else:
+        player_out = base.player_out_id
+    if "fielders" in entry:
+        fielders = _fielders(entry["fielders"], f"{name}.fielders", people)
+    else:
+        fielders = base.fielders if base is not None else ()
+    kind_raw = kind.name if "kind" in entry else base.kind_raw
+    return WicketSpec(kind=kind, kind_raw=kind_raw, player_out_id=player_out, fielders=fielders)
+
+
+def _apply_wicket_changes(
+    existing: list[WicketSpec], changes: Any, people: dict[str, uuid.UUID | None]
+) -> list[WicketSpec]:
+    """``changes`` is either a list (the delivery's whole new wicket list; ``[]`` removes
+    every wicket) or a mapping of 1-based wicket ordinal to a change: ``None`` removes that
+    wicket, a mapping alters it (keys left out stay as they were) or, at an ordinal past the
+    last, adds one. Wickets not named are kept as they are."""
+    if changes is None:
+        return existing
+    if isinstance(changes, list | tuple):
+        return [_wicket(e, f"wickets[{i}]", None, people) for i, e in enumerate(changes, 1)]
+    if not isinstance(changes, Mapping):
+        raise ValidationError({"wickets": "must be a list of wickets or {ordinal: change}."})
+    result: list[WicketSpec | None] = list(existing)
+    for ordinal in sorted(changes, key=lambda o: (not isinstance(o, int), o)):
+        if isinstance(ordinal, bool) or not isinstance(ordinal, int) or ordinal < 1:
+            raise ValidationError({"wickets": f"{ordinal!r} is not a wicket number (1, 2, ...)."})
+        change = changes[ordinal]
+        name = f"wickets[{ordinal}]"
+        if ordinal <= len(existing):
+            result[ordinal - 1] = (
+                None if change is None else _wicket(change, name, existing[ordinal - 1], people)
+            )
+        elif change is None:
+            raise ValidationError({name: f"the delivery has {len(existing)} wicket(s)."})
+        else:
+            result.append(_wicket(change, name, None, people))
+    return [w for w in result if w is not None]
+
+
+# --- reading and writing revisions -------------------------------------------------------------
+
+
+def _legal(wides: int | None, noballs: int | None) -> bool:
+    # #590: a wide or no-ball only when the extra is > 0; an explicit 0 is no extra.
+    return (wides or 0) <= 0 and (noballs or 0) <= 0
+
+
+def _person(participant: Participant | None) -> dict[str, str] | None:
+    if participant is None:
+        return None
+    return {"id": str(participant.pk), "name": participant.name}
+
+
+def delivery_snapshot(delivery: Delivery) -> dict[str, Any]:
+    """The complete content of one revision as JSON: what a history row keeps."""
+    delivery = (
+        Delivery.objects.select_related("innings", "batter", "bowler", "non_striker")
+        .prefetch_related(
+            Prefetch(
+                "wickets",
+                queryset=DeliveryWicket.objects.select_related("kind", "player_out")
+                .prefetch_related(
+                    Prefetch(
+                        "fielders",
+                        queryset=DeliveryWicketFielder.objects.select_related(
+                            "participant"
+                        ).order_by("ordinal"),
+                    )
+                )
+                .order_by("ordinal"),
+            ),
+            Prefetch(
+                "replacements",
+                queryset=DeliveryReplacement.objects.select_related(
+                    "team", "player_in", "player_out"
+                ).order_by("kind", "ordinal"),
+            ),
+        )
+        .get(pk=delivery.pk)
+    )
+    review = DeliveryReview.objects.select_related("by_team", "batter").filter(delivery=delivery)
+    review = review.first()
+    return {
+        "delivery_id": delivery.pk,
+        "revision": delivery.revision,
+        "innings": delivery.innings.ordinal,
+        "over": delivery.over_number,
+        "position": delivery.position,
+        "sequence": delivery.sequence,
+        "ball_label": delivery.ball_label,
+        "actual_delivery": delivery.actual_delivery,
+        "batter": _person(delivery.batter),
+        "bowler": _person(delivery.bowler),
+        "non_striker": _person(delivery.non_striker),
+        "runs": {
+            "batter": delivery.runs_batter,
+            "extras": delivery.runs_extras,
+            "total": delivery.runs_total,
+            "non_boundary": delivery.non_boundary,
+        },
+        "extras": {
+            "wides": delivery.extra_wides,
+            "noballs": delivery.extra_noballs,
+            "byes": delivery.extra_byes,
+            "legbyes": delivery.extra_legbyes,
+            "penalty": delivery.extra_penalty,
+        },
+        "wickets": [
+            {
+                "ordinal": w.ordinal,
+                "kind": w.kind.name,
+                "kind_raw": w.kind_raw,
+                "credits_bowler": w.kind.credits_bowler,
+                "player_out": _person(w.player_out),
+                "fielders": [
+                    {
+                        "ordinal": f.ordinal,
+                        "participant": _person(f.participant),
+                        "substitute": f.substitute,
+                    }
+                    for f in w.fielders.all()
+                ],
+            }
+            for w in delivery.wickets.all()
+        ],
+        "review": None
+        if review is None
+        else {
+            "by_team": _person(review.by_team),
+            "batter": _person(review.batter),
+            "umpire": review.umpire,
+            "decision": review.decision,
+            "type": review.type,
+            "umpires_call": review.umpires_call,
+        },
+        "replacements": [
+            {
+                "kind": r.kind,
+                "ordinal": r.ordinal,
+                "team": _person(r.team),
+                "player_in": _person(r.player_in),
+                "player_out": _person(r.player_out),
+                "role": r.role,
+                "reason": r.reason,
+            }
+            for r in delivery.replacements.all()
+        ],
+        "source_event_id": str(delivery.source_event_id),
+        "submission_id": str(delivery.submission_id),
+        "submission_event_ordinal": delivery.submission_event_ordinal,
+    }
+
+
+def _snapshot_people(snapshot: dict[str, Any]) -> set[uuid.UUID]:
+    ids = {snapshot[k]["id"] for k in PEOPLE_FIELDS}
+    for wicket in snapshot["wickets"]:
+        ids.add(wicket["player_out"]["id"])
+        ids |= {f["participant"]["id"] for f in wicket["fielders"] if f["participant"]}
+    return {uuid.UUID(i) for i in ids}
+
+
+def _write_revision(
+    *,
+    old: Delivery,
+    values: dict[str, Any],
+    wickets: list[WicketSpec],
+    fixture: Fixture,
+    reason: str,
+    actor: Actor,
+    submission: Submission | None,
+    review: CorrectionReview | None = None,
+) -> tuple[Delivery, DeliveryCorrectionHistory]:
+    """Supersede ``old`` (locked, live) with a revision holding ``values`` and ``wickets``;
+    its review and replacements are copied unchanged. Appends the history row (with the
+    reviewer's decision when the correction was reviewed)."""
+    previous_snapshot = delivery_snapshot(old)
+    # Live to superseded first: the partial unique index admits one live row per ball, so
+    # the replacement can only be inserted once this one has stepped aside.
+    Delivery.objects.filter(pk=old.pk).update(is_current=False, superseded_at=Now())
+    new = Delivery.objects.create(
+        innings_id=old.innings_id,
+        over_number=old.over_number,
+        position=old.position,
+        sequence=old.sequence,
+        actual_delivery=old.actual_delivery,
+        revision=old.revision + 1,
+        supersedes_id=old.pk,
+        source_event_id=old.source_event_id,
+        submission_id=old.submission_id,
+        submission_event_ordinal=old.submission_event_ordinal,
+        **values,
+    )
+    Delivery.objects.filter(pk=old.pk).update(superseded_by=new)
+    for ordinal, spec in enumerate(wickets, start=1):
+        wicket = DeliveryWicket.objects.create(
+            delivery=new,
+            ordinal=ordinal,
+            player_out_id=spec.player_out_id,
+            kind=spec.kind,
+            kind_raw=spec.kind_raw,
+        )
+        DeliveryWicketFielder.objects.bulk_create(
+            DeliveryWicketFielder(
+                wicket=wicket, ordinal=i, participant_id=f.participant_id, substitute=f.substitute
+            )
+            for i, f in enumerate(spec.fielders, start=1)
+        )
+    ball_review = DeliveryReview.objects.filter(delivery=old).first()
+    if ball_review is not None:
+        ball_review.pk = None
+        ball_review.delivery = new
+        ball_review.save(force_insert=True)
+    replacements = list(DeliveryReplacement.objects.filter(delivery=old))
+    for replacement in replacements:
+        replacement.pk = None
+        replacement.delivery = new
+    DeliveryReplacement.objects.bulk_create(replacements)
+    history = DeliveryCorrectionHistory.objects.create(
+        previous_delivery=old,
+        resulting_delivery=new,
+        source_event_id=old.source_event_id,
+        fixture=fixture,
+        requested_by=actor_user(actor),
+        requested_by_label=actor_label(actor),
+        reason=reason,
+        previous_snapshot=previous_snapshot,
+        resulting_snapshot=delivery_snapshot(new),
+        original_submission_id=old.submission_id,
+        correction_submission=submission,
+        **(
+            {
+                "reviewed_by": review.reviewer,
+                "review_decision": review.decision,
+                "reviewed_at": review.reviewed_at,
+                "review_reason": review.reason,
+            }
+            if review is not None
+            else {}
+        ),
+    )
+    # requested_at comes back from the insert (RETURNING): the database's time.
+    return new, history
+
+
+def _lock_live(delivery: Delivery | int) -> tuple[Delivery, Innings]:
+    """The innings (no-key update lock) and then the delivery row (update lock), re-read;
+    refuses a revision that is no longer live."""
+    pk = delivery.pk if isinstance(delivery, Delivery) else delivery
+    innings_id = Delivery.objects.filter(pk=pk).values_list("innings_id", flat=True).first()
+    if innings_id is None:
+        raise ValidationError(f"delivery {pk} does not exist.")
+    innings = (
+        Innings.objects.select_for_update(no_key=True).select_related("fixture").get(pk=innings_id)
+    )
+    live = Delivery.objects.select_for_update().get(pk=pk)
+    if not live.is_current:
+        raise CorrectionConflict(
+            f"delivery {pk} (revision {live.revision}) was already corrected: it is superseded "
+            f"by delivery {live.superseded_by_id}. Review the live revision and correct that "
+            "one instead.",
+            code="conflict",
+        )
+    return live, innings
+
+
+def _over_labels(innings_id, over_number: int, legal_at: dict[int, bool]) -> dict[int, str]:
+    """The printed label of every live ball of one over, with legality overridden for the
+    positions in ``legal_at``: wides and no-balls do not advance the count (O1)."""
+    labels = {}
+    legal_count = 0
+    rows = (
+        Delivery.objects.current()
+        .filter(innings_id=innings_id, over_number=over_number)
+        .order_by("position")
+        .values_list("position", "extra_wides", "extra_noballs")
+    )
+    for position, wides, noballs in rows:
+        labels[position] = f"{over_number}.{legal_count + 1}"
+        if legal_at.get(position, _legal(wides, noballs)):
+            legal_count += 1
+    return labels
+
+
+def _correct(
+    *,
+    delivery: Delivery | int,
+    changes: Mapping[str, Any],
+    wicket_changes: Any,
+    reason: str,
+    actor: Actor,
+    submission: Submission | None,
+    review: CorrectionReview | None = None,
+) -> CorrectionResult:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError({"reason": "A correction needs a reason."})
+    actor_label(actor)
+    if not isinstance(changes, Mapping):
+        raise ValidationError({"changes": "must be a mapping of field to new value."})
+    unknown = sorted(set(changes) - set(CORRECTABLE_FIELDS))
+    if unknown:
+        raise ValidationError(
+            {
+                name: f"cannot be corrected; correctable fields: {', '.join(CORRECTABLE_FIELDS)}."
+                for name in unknown
+            }
+        )
+    live, innings = _lock_live(delivery)
+
+    values: dict[str, Any] = {f: getattr(live, f) for f in ("runs_batter", "non_boundary")}
+    values.update({f: getattr(live, f) for f in EXTRA_FIELDS})
+    values.update({f"{f}_id": getattr(live, f"{f}_id") for f in PEOPLE_FIELDS})
+    people: dict[str, uuid.UUID | None] = {}
+    for name, value in changes.items():
+        if name == "runs_batter":
+            values[name] = _count(value, name, nullable=False)
+        elif name in EXTRA_FIELDS:
+            values[name] = _count(value, name, nullable=True)
+        elif name == "non_boundary":
+            if not isinstance(value, bool):
+                raise ValidationError({name: f"{value!r} is not true or false."})
+            values[name] = value
+        else:
+            values[f"{name}_id"] = people[name] = _participant_id(value, name)
+    old_wickets = _wicket_specs(live)
+    wickets = _apply_wicket_changes(old_wickets, wicket_changes, people)
+    _check_people(people)
+    if len({values["batter_id"], values["non_striker_id"]}) == 1:
+        raise ValidationError({"non_striker": "the batter and the non-striker must differ."})
+    values["runs_extras"] = sum(values[f] or 0 for f in EXTRA_FIELDS)
+    values["runs_total"] = values["runs_batter"] + values["runs_extras"]
+    if values["runs_extras"] > MAX_RUNS:
+        raise ValidationError({"extras": f"extras add up to more than {MAX_RUNS} runs."})
+
+    legal_before = live.is_legal
+    legal_after = _legal(values["extra_wides"], values["extra_noballs"])
+    labels = _over_labels(live.innings_id, live.over_number, {live.position: legal_after})
+    values["ball_label"] = labels[live.position]
+
+    unchanged = all(values[f] == getattr(live, f) for f in _CONTENT_FIELDS)
+    if unchanged and wickets == old_wickets:
+        raise ValidationError("The correction changes nothing: the values equal the live ones.")
+
+    fixture = innings.fixture
+    new, history = _write_revision(
+        old=live,
+        values=values,
+        wickets=wickets,
+        fixture=fixture,
+        reason=reason,
+        actor=actor,
+        submission=submission,
+        review=review,
+    )
+    relabelled = []
+    if legal_before != legal_after:
+        later = (
+            Delivery.objects.current()
+            .select_for_update()
+            .filter(
+                innings_id=live.innings_id,
+                over_number=live.over_number,
+                position__gt=live.position,
+            )
+            .order_by("position")
+        )
+        for row in later:
+            if row.ball_label == labels[row.position]:
+                continue
+            keep = {f: getattr(row, f) for f in _CONTENT_FIELDS if not f.endswith("_id")}
+            keep.update({f"{f}_id": getattr(row, f"{f}_id") for f in PEOPLE_FIELDS})
+            keep["ball_label"] = labels[row.position]
+            moved, _ = _write_revision(
+                old=row,
+                values=keep,
+                wickets=_wicket_specs(row),
+                fixture=fixture,
+                reason=f"printed ball label follows the correction of {live.ball_label} "
+                f"(delivery {live.pk}): {reason}",
+                actor=actor,
+                submission=submission,
+                review=review,
+            )
+            relabelled.append(moved)
+
+    participant_ids = frozenset(
+        _snapshot_people(history.previous_snapshot) | _snapshot_people(history.resulting_snapshot)
+    )
+    changed = sorted(
+        {f.removesuffix("_id") for f in _CONTENT_FIELDS if values[f] != getattr(live, f)}
+        | ({"wickets"} if wickets != old_wickets else set())
+    )
+    detail = {
+        "previous": live.pk,
+        "revision": new.revision,
+        "changed": changed,
+        "reason": reason,
+        "relabelled": [d.pk for d in relabelled],
+    }
+    audit_person(
+        actor, action="cricket.delivery.correct", entity=Delivery, key=new.pk, detail=detail
+    )
+    timeline_append(
+        fixture=fixture,
+        event_type="cricket.delivery.corrected",
+        actor=actor,
+        payload={
+            **detail,
+            "delivery": new.pk,
+            "innings": innings.ordinal,
+            "over": live.over_number,
+            "position": live.position,
+            "submission": str(submission.pk) if submission else None,
+        },
+    )
+    return CorrectionResult(
+        delivery=new,
+        previous=live,
+        history=history,
+        fixture_id=fixture.pk,
+        participant_ids=participant_ids,
+        relabelled=relabelled,
+    )
+
+
+@transaction.atomic
+def delivery_correct(
+    *,
+    delivery: Delivery | int,
+    changes: Mapping[str, Any],
+    wicket_changes: Any = None,
+    reason: str,
+    actor: Actor,
+    submission: Submission | None = None,
+) -> CorrectionResult:
+    """Correct one delivery: insert its next revision and supersede the live one.
+
+    ``changes`` maps any of ``CORRECTABLE_FIELDS`` to its new value: ``runs_batter`` and
+    ``non_boundary``, the five ``extra_*`` columns (None = absent), and ``batter``,
+    ``bowler``, ``non_striker`` (a participant or its id). ``runs_extras``, ``runs_total``
+    and the printed ball label are recomputed; when the ball's legality changes, the later
+    balls of the over whose label moves get revisions of their own. ``wicket_changes`` (see
+    ``_apply_wicket_changes``) adds, removes or alters wickets and their fielders; wickets,
+    the review and replacements not changed are copied to the new revision.
+
+    ``delivery`` must be the live revision: if someone corrected it first, this raises
+    ``CorrectionConflict`` and changes nothing; bad values raise ``ValidationError`` naming
+    the field, also changing nothing. ``submission`` is the submission that carried the
+    correction, if any (the revision keeps its original one). Returns the new revision with
+    the fixture and participant ids the statistics refresh needs.
+    """
+    result = _correct(
+        delivery=delivery,
+        changes=changes,
+        wicket_changes=wicket_changes,
+        reason=reason,
+        actor=actor,
+        submission=submission,
+    )
+    _request_statistics_refresh(
+        fixture_ids=[result.fixture_id],
+        participant_ids=result.participant_ids,
+        reason=reason.strip(),
+        actor=actor,
+        submission=submission,
+    )
+    return result
+
+
+# --- a revised source file --------------------------------------------------------------------
+
+
+def _document_people(document: dict, sport, actor: Actor) -> dict[str, Participant]:
+    from cricket.services import cricket_people_resolve
+
+    registry = (document["info"].get("registry") or {}).get("people") or {}
+    if not registry:
+        return {}
+    # Names are seen on the match day (as at import), so alias spans stay the match's.
+    first_day = date.fromisoformat(document["info"]["dates"][0])
+    seen_at = datetime(first_day.year, first_day.month, first_day.day, tzinfo=UTC)
+    return cricket_people_resolve(names=dict(registry), sport=sport, actor=actor, seen_at=seen_at)
+
+
+def _source_deliveries(document: dict) -> dict[tuple[int, int, int], dict]:
+    balls = {}
+    for ordinal, inning in enumerate(document["innings"], start=1):
+        for over in inning.get("overs", []):
+            for position, ball in enumerate(over["deliveries"]):
+                balls[(ordinal, over["over"], position)] = ball
+    return balls
+
+
+def _describe(keys: Iterable[tuple[int, int, int]], limit: int = 10) -> str:
+    keys = sorted(keys)
+    shown = ", ".join(f"innings {i} over {o} position {p}" for i, o, p in keys[:limit])
+    return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
+
+
+def _review_key(review: dict | None, teams, people) -> tuple | None:
+    if not review:
+        return None
+    batter = people.get(review.get("batter"))
+    return (
+        teams.get(review["by"]),
+        batter.pk if batter else None,
+        review.get("umpire") or "",
+        review["decision"],
+        review.get("type") or "",
+        review.get("umpires_call"),
+    )
+
+
+def _replacements_key(replacements: dict | None, teams, people) -> list[tuple]:
+    rows = []
+    for kind, entries in sorted((replacements or {}).items()):
+        for ordinal, entry in enumerate(entries, start=1):
+            out = people.get(entry.get("out"))
+            rows.append(
+                (
+                    kind,
+                    ordinal,
+                    teams.get(entry.get("team")),
+                    people[entry["in"]].pk,
+                    out.pk if out else None,
+                    entry.get("role") or "",
+                    entry.get("reason") or "",
+                )
+            )
+    return rows
+
+
+@dataclass(frozen=True)
+class PersonRef:
+    """A person a file names, as the plan compares it: the participant id, or None for
+    someone not known yet (only in a preview; the write creates them first)."""
+
+    pk: uuid.UUID | None
+    name: str
+
+
+@dataclass(frozen=True)
+class CorrectionReview:
+    """A reviewer's approval of the corrections a reviewed submission carries (a batch):
+    written on each correction history row."""
+
+    reviewer: Any
+    reviewed_at: datetime
+    reason: str
+    decision: str = ReviewDecision.APPROVED
+
+
+@dataclass
+class PlannedCorrection:
+    """One ball of a revised file that differs from the live delivery at its natural key."""
+
+    row: Delivery  # the live revision (as read when planning)
+    ball: dict  # the file's delivery
+    changes: dict[str, Any]  # correctable field -> new value (participant ids for people)
+    wickets: list[WicketSpec] | None  # the new wicket list, when it differs
+
+    @property
+    def wicket_changes(self) -> list[dict] | None:
+        if self.wickets is None:
+            return None
+        return [
+            {
+                "kind": w.kind,
+                "player_out": w.player_out_id,
+                "fielders": [
+                    {"participant": f.participant_id, "substitute": f.substitute}
+                    for f in w.fielders
+                ],
+            }
+            for w in self.wickets
+        ]
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One field of one ball a revised file would change: natural key, live → proposed."""
+
+    innings: int
+    over: int
+    position: int
+    ball_label: str
+    field: str
+    live: str
+    proposed: str
+
+
+def _plan_source_corrections(
+    *, fixture: Fixture, document: dict, people: Mapping[str, Any]
+) -> list[PlannedCorrection]:
+    """Compare a revised file's balls with the fixture's live deliveries by natural key
+    (innings ordinal, over number, position) and return each ball that differs. ``people``
+    maps the file's names to anything with ``pk`` (a participant, a ``PersonRef``). Writes
+    nothing. Raises a ValidationError naming each place when the file changes what a
+    correction cannot: the structure (balls or innings added or removed), a review, a
+    replacement, ``actual_delivery``, or names an unknown dismissal kind."""
+    from cricket.services import SOURCE
+
+    innings_count = Innings.objects.filter(fixture=fixture).count()
+    live = list(
+        Delivery.objects.current()
+        .filter(innings__fixture=fixture)
+        .select_related("innings")
+        .prefetch_related(
+            Prefetch(
+                "wickets",
+                queryset=DeliveryWicket.objects.select_related("kind")
+                .prefetch_related(
+                    Prefetch("fielders", queryset=DeliveryWicketFielder.objects.order_by("ordinal"))
+                )
+                .order_by("ordinal"),
+            ),
+            "replacements",
+        )
+    )
+    stored = {(d.innings.ordinal, d.over_number, d.position): d for d in live}
+    source = _source_deliveries(document)
+    problems = []
+    if innings_count != len(document["innings"]):
+        problems.append(
+            f"the file has {len(document['innings'])} innings, the fixture {innings_count}"
+        )
+    if source.keys() - stored.keys():
+        problems.append(f"balls only in the file: {_describe(source.keys() - stored.keys())}")
+    if stored.keys() - source.keys():
+        problems.append(f"balls only in the fixture: {_describe(stored.keys() - source.keys())}")
+    if problems:
+        raise ValidationError(
+            f"fixture {fixture.pk}: the revised file changes the match's structure, which a "
+            f"correction cannot: {'; '.join(problems)}. Nothing was changed."
+        )
+
+    gender = document["info"]["gender"]
+    team_ids = dict(
+        ExternalIdMap.objects.filter(
+            source_code=SOURCE,
+            entity_type=EntityType.PARTICIPANT,
+            external_id__in=[f"team:{gender}:{name}" for name in document["info"]["teams"]],
+        ).values_list("external_id", "internal_id")
+    )
+    teams = {name: team_ids.get(f"team:{gender}:{name}") for name in document["info"]["teams"]}
+    kinds = {k.name: k for k in DismissalKind.objects.all()}
+    reviews = {
+        r.delivery_id: r for r in DeliveryReview.objects.filter(delivery__in=[d.pk for d in live])
+    }
+    planned: list[PlannedCorrection] = []
+    for key in sorted(source):
+        ball, row = source[key], stored[key]
+        place = f"innings {key[0]} over {key[1]} position {key[2]}"
+        extras = ball.get("extras") or {}
+        wanted = {
+            "runs_batter": ball["runs"]["batter"],
+            "non_boundary": bool(ball["runs"].get("non_boundary", False)),
+            **{f"extra_{k}": extras.get(k) for k in ("wides", "noballs", "byes", "legbyes")},
+            "extra_penalty": extras.get("penalty"),
+            **{f: people[ball[f]].pk for f in PEOPLE_FIELDS},
+        }
+        changes = {
+            f: v
+            for f, v in wanted.items()
+            if v != getattr(row, f"{f}_id" if f in PEOPLE_FIELDS else f)
+        }
+        new_wickets = []
+        for w in ball.get("wickets") or []:
+            if w["kind"] not in kinds:
+                problems.append(f"{place}: {w['kind']!r} is not a known dismissal kind")
+                continue
+            new_wickets.append(
+                WicketSpec(
+                    kind=kinds[w["kind"]],
+                    kind_raw=w["kind"],
+                    player_out_id=people[w["player_out"]].pk,
+                    fielders=tuple(
+                        FielderSpec(
+                            people[f["name"]].pk if f.get("name") else None,
+                            bool(f.get("substitute")),
+                        )
+                        for f in w.get("fielders") or []
+                    ),
+                )
+            )
+        old_wickets = [
+            WicketSpec(
+                kind=w.kind,
+                kind_raw=w.kind_raw,
+                player_out_id=w.player_out_id,
+                fielders=tuple(
+                    FielderSpec(f.participant_id, f.substitute) for f in w.fielders.all()
+                ),
+            )
+            for w in row.wickets.all()
+        ]
+        wickets_differ = new_wickets != old_wickets
+        old_review = reviews.get(row.pk)
+        old_review_key = (
+            None
+            if old_review is None
+            else (
+                old_review.by_team_id,
+                old_review.batter_id,
+                old_review.umpire,
+                old_review.decision,
+                old_review.type,
+                old_review.umpires_call,
+            )
+        )
+        if _review_key(ball.get("review"), teams, people) != old_review_key:
+            problems.append(f"{place}: the review differs")
+        old_replacements = sorted(
+            (r.kind, r.ordinal, r.team_id, r.player_in_id, r.player_out_id, r.role, r.reason)
+            for r in row.replacements.all()
+        )
+        if _replacements_key(ball.get("replacements"), teams, people) != old_replacements:
+            problems.append(f"{place}: the replacements differ")
+        if (ball.get("actual_delivery") or "") != row.actual_delivery:
+            problems.append(f"{place}: actual_delivery differs")
+        if changes or wickets_differ:
+            planned.append(
+                PlannedCorrection(
+                    row=row,
+                    ball=ball,
+                    changes=changes,
+                    wickets=new_wickets if wickets_differ else None,
+                )
+            )
+    if problems:
+        raise ValidationError(
+            f"fixture {fixture.pk}: the revised file changes what a correction cannot: "
+            f"{'; '.join(problems[:20])}"
+            + (f" and {len(problems) - 20} more" if len(problems) > 20 else "")
+            + ". Nothing was changed."
+        )
+    return planned
+
+
+def _known_people(document: dict) -> dict[str, PersonRef]:
+    """The file's names as they resolve now, without creating anyone: registry ids known
+    to the external-id map (merged participants answer as their survivor), else None."""
+    from cricket.services import SOURCE
+    from sports.querysets import follow_merges
+
+    registry = (document["info"].get("registry") or {}).get("people") or {}
+    links = dict(
+        ExternalIdMap.objects.filter(
+            source_code=SOURCE,
+            entity_type=EntityType.PARTICIPANT,
+            external_id__in=set(registry.values()),
+        ).values_list("external_id", "internal_id")
+    )
+    rows = {p.pk: p for p in Participant.objects.filter(pk__in=links.values())}
+    people = {}
+    for name, external_id in registry.items():
+        participant = rows.get(links.get(external_id))
+        if participant is not None and participant.merged_into_id is not None:
+            participant = Participant.objects.get(pk=follow_merges(Participant, participant.pk))
+        people[name] = PersonRef(participant.pk if participant else None, name)
+    return people
+
+
+def _wickets_text(wickets: Iterable[WicketSpec], names: Mapping[Any, str]) -> str:
+    def fielders(w: WicketSpec) -> str:
+        shown = [
+            ("sub " if f.substitute else "")
+            + (names.get(f.participant_id) or ("unnamed" if f.participant_id is None else "new"))
+            for f in w.fielders
+        ]
+        return f" ({', '.join(shown)})" if shown else ""
+
+    return (
+        "; ".join(
+            f"{w.kind_raw}: {names.get(w.player_out_id) or 'a new person'}{fielders(w)}"
+            for w in wickets
+        )
+        or "none"
+    )
+
+
+def source_correction_diff(*, fixture: Fixture, document: dict) -> list[DiffLine]:
+    """What ``fixture_corrections_from_source`` would change for ``document``, field by
+    field, computed from the same plan and writing nothing: natural key, the field, the
+    live value and the proposed one (people by name; someone not known yet is marked new).
+    Raises the same ValidationError the write would when the file cannot be applied."""
+    planned = _plan_source_corrections(
+        fixture=fixture, document=document, people=_known_people(document)
+    )
+    ids = set()
+    for plan in planned:
+        ids |= {getattr(plan.row, f"{f}_id") for f in PEOPLE_FIELDS}
+        ids |= {v for f, v in plan.changes.items() if f in PEOPLE_FIELDS}
+        for w in (*_row_wicket_specs(plan.row), *(plan.wickets or ())):
+            ids |= {w.player_out_id, *(f.participant_id for f in w.fielders)}
+    ids.discard(None)
+    names = dict(Participant.objects.filter(pk__in=ids).values_list("pk", "name"))
+    lines = []
+    for plan in planned:
+        row = plan.row
+        key = (row.innings.ordinal, row.over_number, row.position, row.ball_label)
+        for field_name, proposed in plan.changes.items():
+            if field_name in PEOPLE_FIELDS:
+                live = names.get(getattr(row, f"{field_name}_id"), "")
+                shown = names[proposed] if proposed else f"{plan.ball[field_name]} (new)"
+            else:
+                live, shown = getattr(row, field_name), proposed
+            lines.append(DiffLine(*key, field=field_name, live=str(live), proposed=str(shown)))
+        if plan.wickets is not None:
+            lines.append(
+                DiffLine(
+                    *key,
+                    field="wickets",
+                    live=_wickets_text(_row_wicket_specs(row), names),
+                    proposed=_wickets_text(plan.wickets, names),
+                )
+            )
+    return lines
+
+
+def _row_wicket_specs(row: Delivery) -> list[WicketSpec]:
+    """The wickets of a planned row, from its prefetched rows (no query)."""
+    return [
+        WicketSpec(
+            kind=w.kind,
+            kind_raw=w.kind_raw,
+            player_out_id=w.player_out_id,
+            fielders=tuple(FielderSpec(f.participant_id, f.substitute) for f in w.fielders.all()),
+        )
+        for w in row.wickets.all()
+    ]
+
+
+@transaction.atomic
+def fixture_corrections_from_source(
+    *,
+    fixture: Fixture,
+    document: dict,
+    submission: Submission | None,
+    actor: Actor,
+    reason: str = SOURCE_REVISION,
+    review: CorrectionReview | None = None,
+) -> SourceCorrections:
+    """Apply a revised Cricsheet file of a known match as corrections.
+
+    ``document`` is a validated match (what ``ingest.cricsheet.validate.load`` returns). Its
+    deliveries are matched to the fixture's live deliveries by natural key (innings ordinal,
+    over number, position) and every ball whose content differs gets one correction with
+    ``reason`` ("source revision" unless the caller names its source, e.g. a batch);
+    identical balls are not touched. ``review``, for a reviewed submission, is written on
+    each history row. People are resolved through the file's registry (a renamed player is
+    the same participant, so a rename alone changes nothing). A file whose structure
+    differs (balls or innings added or removed) or that changes what a correction cannot
+    (a review, a replacement, ``actual_delivery``) is refused with a message naming each
+    place, and nothing is written. Innings- and match-level facts (penalty runs, targets,
+    outcome) are not compared here. ``source_correction_diff`` shows the same plan without
+    writing.
+    """
+    from cricket.services import cricket_sport
+
+    # Every innings of the fixture, in order, before reading: the plan stays true until
+    # commit, and the lock order (innings, then the fixture's log) is the one a single
+    # correction takes, so the two never deadlock. A refused file rolls back whole (people
+    # the file would have added included).
+    list(Innings.objects.select_for_update(no_key=True).filter(fixture=fixture).order_by("ordinal"))
+    people = _document_people(document, cricket_sport(), actor)
+    planned = _plan_source_corrections(fixture=fixture, document=document, people=people)
+
+    result = SourceCorrections(fixture_id=fixture.pk)
+    for plan in planned:
+        row = plan.row
+        # An earlier correction in this over may have relabelled this ball (a new revision):
+        # correct whatever is live at its natural key now.
+        current = (
+            Delivery.objects.current()
+            .filter(innings_id=row.innings_id, over_number=row.over_number, position=row.position)
+            .values_list("pk", flat=True)
+            .get()
+        )
+        result.corrections.append(
+            _correct(
+                delivery=current,
+                changes=plan.changes,
+                wicket_changes=plan.wicket_changes,
+                reason=reason,
+                actor=actor,
+                submission=submission,
+                review=review,
+            )
+        )
+    if result.corrections:
+        _request_statistics_refresh(
+            fixture_ids=[fixture.pk],
+            participant_ids=result.participant_ids,
+            reason=reason,
+            actor=actor,
+            submission=submission,
+        )
+    return result

@@ -1,0 +1,31 @@
+"""Write a cricket dataset release (careers and team innings as CSV, with a manifest)."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from cricket.stats.aggregates import SUPER_OVER_MODES, Scope
+from cricket.stats.release import write_release_files
+
+
+class Command(BaseCommand):
+    help = (
+        "Write batting_careers.csv, bowling_careers.csv, team_innings.csv and manifest.json "
+        "(row counts and SHA-256 of each file) into --out, keyed by Cricsheet registry id. "
+        "Super-over innings are excluded unless --super-overs only."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--out", required=True, type=Path)
+        parser.add_argument("--format", dest="format_code", default=None, help="e.g. T20, ODI")
+        parser.add_argument("--gender", default=None, choices=["male", "female"])
+        parser.add_argument("--super-overs", default="exclude", choices=SUPER_OVER_MODES)
+
+    def handle(self, *args, out, format_code, gender, super_overs, **options):
+        if out.exists() and not out.is_dir():
+            raise CommandError(f"--out {out}: exists and is not a directory")
+        scope = Scope(format_code=format_code, gender=gender, super_overs=super_overs)
+        manifest = write_release_files(scope, out)
+        for entry in manifest["files"]:
+            self.stdout.write(f"{entry['name']}: {entry['rows']} rows, sha256 {entry['sha256']}")
+        self.stdout.write(f"manifest: {out / 'manifest.json'}")

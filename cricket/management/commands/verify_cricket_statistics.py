@@ -1,0 +1,81 @@
+"""Compare every career the engine derives with a recomputation straight from the files."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from cricket.services import SOURCE
+from cricket.stats.aggregates import Scope, careers
+from cricket.stats.verify import (
+    BATTING_COLUMNS,
+    BOWLING_COLUMNS,
+    Recomputation,
+    compare,
+    engine_rows,
+)
+from ingest.cricsheet.importer import iter_sources, match_id_of
+from omnium.testing import SHARED_DATA
+from sports.models import EntityType, ExternalIdMap, Fixture
+
+DEV_CORPUS = SHARED_DATA / "cricsheet" / "dev_matches.tar.gz"
+
+
+class Command(BaseCommand):
+    help = (
+        "Recompute every batting and bowling career straight from Cricsheet files (not through "
+        "the engine) and compare it with the engine's careers in this database, figure by "
+        "figure, in the standard and the super-over scope. Only files whose match is imported "
+        "and public are read. Exits non-zero on any difference."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="*", type=Path, default=[DEV_CORPUS])
+        parser.add_argument("--show", type=int, default=20, help="Differences to print.")
+
+    def handle(self, *args, paths, show, **options):
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise CommandError(f"No such file or directory: {', '.join(missing)}")
+        public = set(Fixture.objects.public().values_list("pk", flat=True))
+        imported = {
+            match_id
+            for match_id, fixture_id in ExternalIdMap.objects.filter(
+                source_code=SOURCE, entity_type=EntityType.FIXTURE
+            ).values_list("external_id", "internal_id")
+            if fixture_id in public
+        }
+        folds = {mode: Recomputation(super_overs=mode) for mode in ("exclude", "only")}
+        read = 0
+        with tqdm(unit="match", disable=options["verbosity"] == 0) as bar:
+            for filename, raw in iter_sources(paths):
+                match_id = match_id_of(filename)
+                if match_id in imported:
+                    for fold in folds.values():
+                        fold.add_file(raw, match_id=match_id)
+                    read += 1
+                bar.update(1)
+        if read != len(imported):
+            self.stderr.write(
+                f"{len(imported) - read} imported match(es) have no file among the paths; "
+                "their figures cannot agree"
+            )
+        problems = []
+        players = 0
+        for mode, fold in folds.items():
+            rows = careers(Scope(super_overs=mode))
+            for label, columns, files in (
+                ("batting", BATTING_COLUMNS, fold.batting()),
+                ("bowling", BOWLING_COLUMNS, fold.bowling()),
+            ):
+                players += len(files)
+                problems += [
+                    f"{mode} {label} {p}" for p in compare(engine_rows(rows, columns), files)
+                ]
+        for line in problems[:show]:
+            self.stdout.write(line)
+        self.stdout.write(
+            f"verify-stats: matches={read} careers={players} differences={len(problems)}"
+        )
+        if problems or read != len(imported):
+            raise CommandError("the engine and the files disagree")

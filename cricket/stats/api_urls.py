@@ -1,0 +1,39 @@
+"""Cricket statistics API routes (mounted under /api/v1/ by omnium/urls.py)."""
+
+from django.urls import path
+
+from cricket.stats import apis
+
+urlpatterns = [
+    path(
+        "cricket/leaderboards/batting/",
+        apis.BattingLeaderboardApi.as_view(),
+        name="cricket-leaderboard-batting",
+    ),
+    path(
+        "cricket/leaderboards/bowling/",
+        apis.BowlingLeaderboardApi.as_view(),
+        name="cricket-leaderboard-bowling",
+    ),
+    path(
+        "cricket/players/<uuid:pk>/career/",
+        apis.PlayerCareerApi.as_view(),
+        name="cricket-player-career",
+    ),
+    path(
+        "cricket/players/<uuid:pk>/trace/",
+        apis.FigureTraceApi.as_view(),
+        name="cricket-player-trace",
+    ),
+    path("cricket/releases/", apis.DatasetReleaseListApi.as_view(), name="cricket-releases"),
+    path(
+        "cricket/release-jobs/<uuid:pk>/",
+        apis.DatasetReleaseJobApi.as_view(),
+        name="cricket-release-job",
+    ),
+    path(
+        "cricket/releases/<uuid:pk>/files/<str:name>",
+        apis.DatasetReleaseFileApi.as_view(),
+        name="cricket-release-file",
+    ),
+]

@@ -1,0 +1,244 @@
+"""Cricket statistics API: leaderboards, a player's career, the deliveries behind a figure,
+and dataset releases.
+
+Leaderboards, careers and traces are public and read only lines of public fixtures.
+Releases are for editors, reviewers and administrators.
+"""
+
+from __future__ import annotations
+
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cricket.stats.aggregates import FIGURES, career_count, careers
+from cricket.stats.models import DatasetRelease, DatasetReleaseJob
+from cricket.stats.release import (
+    dataset_release_request,
+    private_storage,
+    release_file,
+    scope_from_dict,
+)
+from cricket.stats.selectors import (
+    TRACEABLE,
+    cricket_player,
+    figure_deliveries,
+    player_career,
+    player_innings,
+    registry_ids,
+    scope_from_params,
+)
+from cricket.stats.serializers import (
+    DatasetReleaseJobSerializer,
+    DatasetReleaseSerializer,
+    LeaderboardSerializer,
+    PlayerCareerSerializer,
+    ReleaseRequestSerializer,
+    TraceSerializer,
+)
+from omnium.conditional import conditional
+from sports.freshness import career_freshness, leaderboard_freshness
+
+MAX_LIMIT = 200
+STAFF_ROLES = ("editor", "reviewer", "admin")
+
+SCOPE_PARAMETERS = [
+    OpenApiParameter("match_type", str, description="T20, ODI, Test, ... (the format)."),
+    OpenApiParameter("gender", str, enum=["male", "female"]),
+    OpenApiParameter("competition", OpenApiTypes.UUID, description="A node and its subtree."),
+    OpenApiParameter("season", str, description="The season as the source writes it."),
+    OpenApiParameter("date_from", OpenApiTypes.DATE),
+    OpenApiParameter("date_to", OpenApiTypes.DATE),
+    OpenApiParameter(
+        "super_overs",
+        str,
+        enum=["exclude", "only"],
+        description="Super-over innings are excluded by default; 'only' reads them alone.",
+    ),
+]
+PAGE_PARAMETERS = [
+    OpenApiParameter("limit", int, description=f"Rows per page (default 50, at most {MAX_LIMIT})."),
+    OpenApiParameter("offset", int),
+]
+
+
+def _page(request: Request) -> tuple[int, int]:
+    try:
+        limit = min(int(request.query_params.get("limit", 50)), MAX_LIMIT)
+        offset = max(int(request.query_params.get("offset", 0)), 0)
+    except ValueError as exc:
+        raise ValidationError({"limit": "limit and offset are whole numbers"}) from exc
+    return max(limit, 1), offset
+
+
+class IsStatisticsStaff(BasePermission):
+    """Editors, reviewers and administrators."""
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        return bool(user and user.is_authenticated and getattr(user, "role", "") in STAFF_ROLES)
+
+
+class _LeaderboardApi(APIView):
+    default_ordering = "-runs"
+    minimum: dict[str, int] = {}
+
+    @conditional(leaderboard_freshness, cache_seconds=300)
+    def get(self, request: Request) -> Response:
+        scope = scope_from_params(request.query_params)
+        ordering = request.query_params.get("ordering") or self.default_ordering
+        if ordering.lstrip("-") not in (*FIGURES, "name"):
+            raise ValidationError({"ordering": f"must be a figure or name, not {ordering!r}"})
+        limit, offset = _page(request)
+        rows = careers(scope, ordering=ordering, limit=limit, offset=offset, minimum=self.minimum)
+        for rank, row in enumerate(rows, start=offset + 1):
+            row["rank"] = rank
+        count = career_count(scope, bowlers=bool(self.minimum))
+        data = {
+            "scope": scope.as_dict(),
+            "ordering": ordering,
+            "count": count,
+            "results": rows,
+        }
+        return Response(LeaderboardSerializer(data).data)
+
+
+@extend_schema(
+    summary="Batting leaderboard (most runs by default) for a scope",
+    parameters=[
+        *SCOPE_PARAMETERS,
+        OpenApiParameter("ordering", str, description="A figure, '-' for descending."),
+        *PAGE_PARAMETERS,
+    ],
+    responses=LeaderboardSerializer,
+)
+class BattingLeaderboardApi(_LeaderboardApi):
+    default_ordering = "-runs"
+
+
+@extend_schema(
+    summary="Bowling leaderboard (most wickets by default) for a scope",
+    parameters=[
+        *SCOPE_PARAMETERS,
+        OpenApiParameter("ordering", str, description="A figure, '-' for descending."),
+        *PAGE_PARAMETERS,
+    ],
+    responses=LeaderboardSerializer,
+)
+class BowlingLeaderboardApi(_LeaderboardApi):
+    default_ordering = "-wickets"
+    minimum = {"bowling_innings": 1}
+
+
+class PlayerCareerApi(APIView):
+    @extend_schema(
+        summary="A cricket player's career: per format, the super-over scope, latest innings",
+        responses=PlayerCareerSerializer,
+    )
+    @conditional(career_freshness, cache_seconds=300)
+    def get(self, request: Request, pk) -> Response:
+        player = cricket_player(pk)
+        career = player_career(player)
+        data = {
+            "id": player.pk,
+            "name": player.name,
+            "registry_ids": registry_ids(player),
+            **career,
+            "innings": list(player_innings(player)),
+        }
+        return Response(PlayerCareerSerializer(data).data)
+
+
+class FigureTraceApi(APIView):
+    @extend_schema(
+        summary="The live deliveries behind one of a player's figures, with their submissions",
+        parameters=[
+            OpenApiParameter("figure", str, enum=list(TRACEABLE), required=True),
+            *SCOPE_PARAMETERS,
+            *PAGE_PARAMETERS,
+        ],
+        responses=TraceSerializer,
+    )
+    def get(self, request: Request, pk) -> Response:
+        player = cricket_player(pk)
+        scope = scope_from_params(request.query_params)
+        figure = request.query_params.get("figure", "")
+        deliveries = figure_deliveries(player, figure, scope)
+        limit, offset = _page(request)
+        data = {
+            "participant_id": player.pk,
+            "figure": figure,
+            "scope": scope.as_dict(),
+            "count": deliveries.count(),
+            "results": list(deliveries[offset : offset + limit]),
+        }
+        return Response(TraceSerializer(data).data)
+
+
+class DatasetReleaseListApi(APIView):
+    permission_classes = (IsStatisticsStaff,)
+
+    @extend_schema(
+        summary="Dataset releases, newest first", responses=DatasetReleaseSerializer(many=True)
+    )
+    def get(self, request: Request) -> Response:
+        releases = DatasetRelease.objects.all()[:100]
+        return Response(DatasetReleaseSerializer(releases, many=True).data)
+
+    @extend_schema(
+        summary="Request a dataset release (built by a background job)",
+        request=ReleaseRequestSerializer,
+        responses={202: DatasetReleaseJobSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        if getattr(request.user, "role", "") not in ("editor", "admin"):
+            return Response({"detail": "Only editors and administrators release datasets."}, 403)
+        form = ReleaseRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        values = {k: (str(v) if v is not None else None) for k, v in form.validated_data.items()}
+        job = dataset_release_request(scope=scope_from_dict(values), actor=request.user)
+        return Response(DatasetReleaseJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class DatasetReleaseJobApi(APIView):
+    permission_classes = (IsStatisticsStaff,)
+
+    @extend_schema(summary="A dataset release job's state", responses=DatasetReleaseJobSerializer)
+    def get(self, request: Request, pk) -> Response:
+        job = get_object_or_404(DatasetReleaseJob, pk=pk)
+        return Response(DatasetReleaseJobSerializer(job).data)
+
+
+class DatasetReleaseFileApi(APIView):
+    permission_classes = (IsStatisticsStaff,)
+
+    @extend_schema(
+        summary="Download one file of a dataset release",
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+    )
+    def get(self, request: Request, pk, name: str):
+        release = get_object_or_404(DatasetRelease, pk=pk)
+        try:
+            entry = release_file(release, name)
+        except Exception as exc:
+            raise Http404(str(exc)) from exc
+        handle = private_storage().open(entry["storage_key"], "rb")
+        return FileResponse(handle, as_attachment=True, filename=entry["name"])
+
+
+__all__ = [
+    "BattingLeaderboardApi",
+    "BowlingLeaderboardApi",
+    "DatasetReleaseFileApi",
+    "DatasetReleaseJobApi",
+    "DatasetReleaseListApi",
+    "FigureTraceApi",
+    "PlayerCareerApi",
+]
