@@ -16,7 +16,6 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from accounts.acting import request_actors
 from cricket.corrections import (
     EXTRA_FIELDS,
     PEOPLE_FIELDS,
@@ -32,7 +31,7 @@ from cricket.models import (
     FixtureOfficial,
     Innings,
 )
-from sports.admin import EstimatedCountPaginator, ReadOnlyAdmin
+from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin, request_actor
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
@@ -258,7 +257,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
                         changes=form.changes(),
                         wicket_changes=form.wicket_changes(),
                         reason=form.cleaned_data["reason"],
-                        actor=request_actors(request)["actor"],
+                        actor=request_actor(request),
                     )
                 except ValidationError as exc:
                     _form_errors(form, exc)
