@@ -11,7 +11,8 @@ from django.utils.html import format_html, format_html_join
 from omnium.console import EstimatedCountPaginator, ServiceErrorsMixin, admin_link, request_actor
 from sports.admin.common import become, merge_action
 from sports.models import EntityType, ExternalIdMap, Participant, ParticipantAlias
-from sports.services import participant_create, participant_merge
+from sports.services import participant_create, participant_merge, participant_update
+from sports.services.participants import PARTICIPANT_EDITABLE
 
 
 class ParticipantCreateForm(forms.ModelForm):
@@ -136,9 +137,15 @@ class ParticipantAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if change:
-            changed = [name for name in form.changed_data if name in ("code", "meta")]
-            if changed:
-                obj.save(update_fields=[*changed, "updated_at"])
+            changes = {
+                name: form.cleaned_data[name]
+                for name in form.changed_data
+                if name in PARTICIPANT_EDITABLE
+            }
+            become(
+                obj,
+                participant_update(participant=obj, changes=changes, actor=request_actor(request)),
+            )
             return
         data = form.cleaned_data
         participant, created = participant_create(

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from omnium.console import ServiceErrorsMixin, request_actor
 from sports.admin.common import become
 from sports.models import Sport, SportDefinitionVersion, Venue
-from sports.services import sport_definition_publish
+from sports.services import sport_definition_notes_set, sport_definition_publish
 
 
 @admin.register(Sport)
@@ -69,7 +69,10 @@ class SportDefinitionVersionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if change:
-            obj.save(update_fields=["notes", "updated_at"])
+            saved = sport_definition_notes_set(
+                definition=obj, notes=form.cleaned_data["notes"], actor=request_actor(request)
+            )
+            become(obj, saved)
             return
         data = form.cleaned_data
         published = sport_definition_publish(
