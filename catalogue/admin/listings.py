@@ -10,10 +10,17 @@ from django.utils.html import format_html
 
 from catalogue.admin.common import CurationPermissions, ReasonForm
 from catalogue.models import FxRate, Listing, PriceObservation, Product
-from catalogue.services import listing_ignore, listing_pin, listing_unignore, listing_unpin
+from catalogue.services import (
+    fx_rate_set,
+    listing_ignore,
+    listing_pin,
+    listing_unignore,
+    listing_unpin,
+)
 from omnium.console import (
     EstimatedCountPaginator,
     ReadOnlyAdmin,
+    ServiceErrorsMixin,
     admin_link,
     confirm_page,
     confirmed_form,
@@ -150,7 +157,38 @@ class PriceObservationAdmin(ReadOnlyAdmin):
     ordering = ["-id"]
 
 
+class FxRateForm(forms.ModelForm):
+    class Meta:
+        model = FxRate
+        fields = ["currency", "rate_to_usd", "as_of", "source"]
+
+
 @admin.register(FxRate)
-class FxRateAdmin(admin.ModelAdmin):
+class FxRateAdmin(ServiceErrorsMixin, admin.ModelAdmin):
+    """Rates are appended, never edited or deleted here: prices already converted name the
+    rate they used, so a new day's rate is a new row, recorded by ``fx_rate_set`` with its
+    audit row."""
+
     list_display = ["currency", "rate_to_usd", "as_of", "source"]
     list_filter = ["currency"]
+    form = FxRateForm
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        saved = fx_rate_set(
+            currency=data["currency"],
+            rate_to_usd=data["rate_to_usd"],
+            as_of=data["as_of"],
+            source=data["source"],
+            actor=request_actor(request),
+        )
+        # The admin continues with ``obj`` (its log entry and redirect need the key).
+        obj.pk = saved.pk
+        obj._state.adding = False
+        obj.refresh_from_db()
