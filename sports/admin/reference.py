@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from omnium.console import ServiceErrorsMixin, request_actor
 from sports.admin.common import become
 from sports.models import Sport, SportDefinitionVersion, Venue
+from sports.plugins.registry import get_plugin
 from sports.services import sport_definition_notes_set, sport_definition_publish
 
 
@@ -30,8 +31,6 @@ class DefinitionPublishForm(forms.ModelForm):
         fields = ("sport", "plugin", "meta_schema", "format_schema", "status_codes", "notes")
 
     def clean_plugin(self) -> str:
-        from sports.plugins.registry import get_plugin
-
         plugin = self.cleaned_data["plugin"]
         try:
             get_plugin(plugin)
