@@ -19,7 +19,6 @@ Every write here runs in one transaction with its ``AccessHistory`` row and its 
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from typing import TYPE_CHECKING
 
@@ -31,10 +30,10 @@ from django.db.models import CharField, Q
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from accounts.acting import may_act_as_others
 from accounts.models import (
     ALL_SUBJECTS,
     AccessEvent,
-    AccessHistory,
     AccessRequest,
     AccessRequestStatus,
     AccountGrant,
@@ -47,6 +46,14 @@ from accounts.models import (
     Role,
     User,
 )
+from accounts.services import (
+    access_history_record,
+    account_role_set,
+    api_key_revoke,
+    audit_record,
+    session_revoke,
+)
+from accounts.subjects import subject_digest
 
 if TYPE_CHECKING:
     from sports.models import Competition
@@ -172,60 +179,18 @@ def competition_by_code(code: str) -> Competition:
     return matches[0]
 
 
-def subject_digest(subject: str) -> str:
-    """The one-way marker of a login subject: SHA-256 of its trimmed, lowercased text."""
-    return hashlib.sha256(subject.strip().lower().encode()).hexdigest()
-
-
-def subject_revoked(subject: str) -> bool:
-    """Whether ``subject`` (a username or an e-mail address) belonged to a deleted account."""
-    return bool(subject.strip()) and (
-        RevokedSubject.objects.filter(digest=subject_digest(subject)).exists()
-    )
-
-
 # --- writing ------------------------------------------------------------------------------
 
 
 def _require_administrator(actor: User | None) -> None:
-    from accounts.acting import may_act_as_others
-
     if actor is not None and not may_act_as_others(actor):
         raise PermissionDenied("Only an administrator can change who may submit or review.")
-
-
-def access_history_record(
-    *,
-    user: User,
-    actor: User | None,
-    event: str,
-    role_before: str = "",
-    role_after: str = "",
-    competition: Competition | None = None,
-    every_competition: bool = False,
-    request: AccessRequest | None = None,
-    reason: str = "",
-) -> AccessHistory:
-    """Append one history row. Call it inside the transaction of the change it records."""
-    return AccessHistory.objects.create(
-        user=user,
-        actor=actor,
-        event=event,
-        role_before=role_before,
-        role_after=role_after,
-        competition=competition,
-        every_competition=every_competition,
-        request=request,
-        reason=reason,
-    )
 
 
 @transaction.atomic
 def account_role_change(*, user: User, role: str, actor: User | None, reason: str = "") -> User:
     """Set an account's application role (administrators only); the history row and the
     audit row are written by ``accounts.services.account_role_set``, in this transaction."""
-    from accounts.services import account_role_set
-
     _require_administrator(actor)
     if role not in Role.values:
         raise ValidationError({"role": f"Unknown role {role!r}; one of {', '.join(Role.values)}."})
@@ -253,8 +218,6 @@ def competition_grant_set(
     """Let ``user`` act as ``role`` (submitter or reviewer) on ``competition`` and every node
     below it; ``competition=None`` means every competition. Replaces an earlier grant on the
     same node. The account's role still decides what it may do at all."""
-    from accounts.services import audit_record
-
     _require_administrator(actor)
     if role not in SCOPED_ROLES:
         raise ValidationError(
@@ -308,8 +271,6 @@ def competition_grant_revoke(
 def _grant_revoke(*, user: User, competition: Competition | None, actor, reason: str) -> bool:
     """The revocation itself, for callers that have checked the actor (the account's own
     deletion revokes its grants without the owner being an administrator)."""
-    from accounts.services import audit_record
-
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": "Say why the access is being revoked."})
@@ -349,8 +310,6 @@ def access_request_create(
 ) -> AccessRequest:
     """``user`` asks to submit data for ``competition``. Only the account itself asks;
     asking grants nothing. One pending request per competition."""
-    from accounts.services import audit_record
-
     if actor.pk != user.pk:
         raise PermissionDenied("People ask for access themselves.")
     if not user.can_sign_in:
@@ -400,8 +359,6 @@ def access_request_approve(
     """Approve: a viewer becomes a submitter, and the account gets a submitter grant on the
     requested competition (its subtree). Request, role change, grant and their history rows
     are one transaction: either all of them exist or none does."""
-    from accounts.services import audit_record
-
     _require_administrator(actor)
     request = _pending(request)
     user = User.objects.select_for_update().get(pk=request.user_id)
@@ -442,8 +399,6 @@ def access_request_reject(
     *, request: AccessRequest, actor: User | None, reason: str
 ) -> AccessRequest:
     """Reject with a reason (shown to the person). Nothing else changes; they may ask again."""
-    from accounts.services import audit_record
-
     _require_administrator(actor)
     reason = reason.strip()
     if not reason:
@@ -486,8 +441,6 @@ def account_tombstone(*, user: User, actor: User | None, reason: str) -> User:
     and revokes every live session, API key and unused welcome/reset link. The account
     itself or an administrator may do it. Deleting twice changes nothing.
     """
-    from accounts.services import api_key_revoke, audit_record, session_revoke
-
     if actor is not None and actor.pk != user.pk:
         _require_administrator(actor)
     reason = reason.strip()
