@@ -20,9 +20,8 @@ Every write here runs in one transaction with its ``AccessHistory`` row and its 
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING
+from typing import TypeAlias
 
-from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, models, transaction
@@ -55,8 +54,9 @@ from accounts.services import (
 )
 from accounts.subjects import subject_digest
 
-if TYPE_CHECKING:
-    from sports.models import Competition
+# A sports.Competition: accounts names that model only through its foreign keys (see
+# ``_competition_model``), so annotations use the base class.
+Competition: TypeAlias = models.Model
 
 ROLE_RANK = {
     Role.VIEWER: 0,
@@ -77,7 +77,10 @@ TOMBSTONE_PREFIX = "deleted-"
 
 
 def _competition_model() -> type[models.Model]:
-    return apps.get_model("sports", "Competition")
+    # The competition model is reached through the access request's foreign key, whose
+    # target is a lazy string: accounts then depends on sports only through its schema,
+    # never through an import, so sports (and cricket above it) may import accounts.
+    return AccessRequest._meta.get_field("competition").related_model
 
 
 def _competition_type() -> ContentType:
