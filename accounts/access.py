@@ -47,7 +47,7 @@ from accounts.models import (
 )
 from accounts.services import (
     access_history_record,
-    account_role_set,
+    account_groups_sync,
     api_key_revoke,
     audit_record,
     session_revoke,
@@ -192,14 +192,34 @@ def _require_administrator(actor: User | None) -> None:
 
 @transaction.atomic
 def account_role_change(*, user: User, role: str, actor: User | None, reason: str = "") -> User:
-    """Set an account's application role (administrators only); the history row and the
-    audit row are written by ``accounts.services.account_role_set``, in this transaction."""
+    """Set an account's application role: the one write of a role, for the console, the
+    command line and request approval alike.
+
+    Only an administrator (or an operator at the command line, ``actor=None``) may; a
+    deleted account gets no role. Locks the account's row; a no-op returns early. Moves the
+    account to its role's group and writes the access-history row and the audit row, all
+    in this transaction.
+    """
     _require_administrator(actor)
     if role not in Role.values:
         raise ValidationError({"role": f"Unknown role {role!r}; one of {', '.join(Role.values)}."})
+    user = User.objects.select_for_update().get(pk=user.pk)
     if user.tombstoned_at is not None:
         raise ValidationError("A deleted account cannot be given a role.")
-    return account_role_set(user=user, role=role, actor=actor, reason=reason)
+    if user.role == role:
+        return user
+    old = user.role
+    user.role = role
+    user.save(update_fields=["role"])
+    account_groups_sync(user=user)
+    access_history_record(
+        user=user, actor=actor, event=AccessEvent.ROLE_CHANGED, role_before=old, role_after=role,
+        reason=reason,
+    )  # fmt: skip
+    audit_record(
+        actor=actor, action="account.role", entity=user, key=user.pk, detail={"role": [old, role]}
+    )
+    return user
 
 
 def _grant_subject(competition: Competition | None) -> tuple[str, dict]:

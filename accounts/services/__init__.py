@@ -37,11 +37,8 @@ from accounts.services.preferences import preference_mail_set
 from accounts.services.sessions import acting_as_start, acting_as_stop, session_revoke
 from accounts.services.status import (
     account_groups_sync,
-    account_role_set,
     account_status_set,
     admin_account_ensure,
-    grant_remove,
-    grant_set,
 )
 from accounts.services.subscribers import subscriber_signup, subscriber_unsubscribe
 from accounts.services.tokens import (
@@ -65,7 +62,6 @@ __all__ = [
     "access_history_record",
     "account_groups_sync",
     "account_invite",
-    "account_role_set",
     "account_status_set",
     "account_token_check",
     "account_token_issue",
@@ -85,8 +81,6 @@ __all__ = [
     "api_usage_prune",
     "audit_record",
     "email_send_reserve",
-    "grant_remove",
-    "grant_set",
     "mail_cap",
     "password_reset_request",
     "preference_mail_set",

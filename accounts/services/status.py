@@ -1,14 +1,16 @@
-"""Account status, role groups and the first administrator."""
+"""Account status, role groups and the first administrator.
+
+A role change itself is ``accounts.access.account_role_change``: it needs the permission
+rules that live there, and is the one write of a role.
+"""
 
 from __future__ import annotations
 
-from django.contrib.contenttypes.models import ContentType
-from django.db import models, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import (
     AccessEvent,
-    AccountGrant,
     AccountSession,
     AccountStatus,
     Role,
@@ -80,66 +82,3 @@ def account_groups_sync(*, user: User) -> None:
     role_names = set(Role.values)
     user.groups.remove(*user.groups.filter(name__in=role_names - {user.role}))
     user.groups.add(role_group(user.role))
-
-
-@transaction.atomic
-def account_role_set(*, user: User, role: str, actor: User | None, reason: str = "") -> User:
-    """Change the application role; the access history and the audit log each get a row.
-    Permission checks belong to the caller (``accounts.access.account_role_change``)."""
-    user = User.objects.select_for_update().get(pk=user.pk)
-    if user.role == role:
-        return user
-    old = user.role
-    user.role = role
-    user.save(update_fields=["role"])
-    account_groups_sync(user=user)
-    access_history_record(
-        user=user, actor=actor, event=AccessEvent.ROLE_CHANGED, role_before=old, role_after=role,
-        reason=reason,
-    )  # fmt: skip
-    audit_record(
-        actor=actor, action="account.role", entity=user, key=user.pk, detail={"role": [old, role]}
-    )
-    return user
-
-
-@transaction.atomic
-def grant_set(*, user: User, subject: models.Model, role: str, actor: User) -> AccountGrant:
-    """Give ``user`` ``role`` on one record; replaces an earlier grant on the same record."""
-    subject_type = ContentType.objects.get_for_model(subject)
-    grant, created = AccountGrant.objects.select_for_update().get_or_create(
-        user=user,
-        subject_type=subject_type,
-        subject_id=str(subject.pk),
-        defaults={"role": role, "granted_by": actor},
-    )
-    if not created:
-        if grant.role == role:
-            return grant
-        old = grant.role
-        grant.role, grant.granted_by = role, actor
-        grant.save(update_fields=["role", "granted_by"])
-    audit_record(
-        actor=actor,
-        action="account.grant",
-        entity=subject,
-        key=subject.pk,
-        detail={"user": user.pk, "role": [None if created else old, role]},
-    )
-    return grant
-
-
-@transaction.atomic
-def grant_remove(*, user: User, subject: models.Model, actor: User) -> None:
-    subject_type = ContentType.objects.get_for_model(subject)
-    deleted, _ = AccountGrant.objects.filter(
-        user=user, subject_type=subject_type, subject_id=str(subject.pk)
-    ).delete()
-    if deleted:
-        audit_record(
-            actor=actor,
-            action="account.grant_remove",
-            entity=subject,
-            key=subject.pk,
-            detail={"user": user.pk},
-        )

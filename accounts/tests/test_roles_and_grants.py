@@ -3,26 +3,35 @@ import io
 import pytest
 from django.core.management import call_command
 
+from accounts.access import account_role_change, competition_grant_revoke, competition_grant_set
 from accounts.models import AccountGrant, AuditEntry, Role
-from accounts.services import account_role_set, grant_remove, grant_set
+from sports.services import competition_create
+from sports.tests.factories import FootballFactory
+
+
+@pytest.fixture
+def league():
+    return competition_create(
+        code="lg", name="League", type="league", sport=FootballFactory(), actor="t"
+    )
 
 
 @pytest.mark.django_db
 def test_changing_a_role_moves_the_account_to_that_roles_group(admin_user, viewer):
-    account_role_set(user=viewer, role=Role.EDITOR, actor=admin_user)
+    account_role_change(user=viewer, role=Role.EDITOR, actor=admin_user)
     assert list(viewer.groups.values_list("name", flat=True)) == ["editor"]
 
 
 @pytest.mark.django_db
 def test_a_role_change_is_audited_with_old_and_new(admin_user, viewer):
-    account_role_set(user=viewer, role=Role.REVIEWER, actor=admin_user)
+    account_role_change(user=viewer, role=Role.REVIEWER, actor=admin_user)
     entry = AuditEntry.objects.get(action="account.role")
     assert entry.detail == {"role": ["viewer", "reviewer"]}
 
 
 @pytest.mark.django_db
 def test_role_groups_carry_the_roles_permissions(admin_user, viewer, editor):
-    account_role_set(user=editor, role=Role.ADMIN, actor=admin_user)
+    account_role_change(user=editor, role=Role.ADMIN, actor=admin_user)
     call_command("sync_role_groups", stdout=io.StringIO())
     editor = type(editor).objects.get(pk=editor.pk)
     viewer = type(viewer).objects.get(pk=viewer.pk)
@@ -31,18 +40,18 @@ def test_role_groups_carry_the_roles_permissions(admin_user, viewer, editor):
 
 
 @pytest.mark.django_db
-def test_a_grant_is_one_row_per_person_and_record(admin_user, viewer, editor):
-    grant_set(user=viewer, subject=editor, role=Role.REVIEWER, actor=admin_user)
-    grant_set(user=viewer, subject=editor, role=Role.EDITOR, actor=admin_user)
-    assert AccountGrant.objects.on(editor).get().role == Role.EDITOR
+def test_a_grant_is_one_row_per_person_and_record(admin_user, viewer, league):
+    competition_grant_set(user=viewer, competition=league, role=Role.SUBMITTER, actor=admin_user)
+    competition_grant_set(user=viewer, competition=league, role=Role.REVIEWER, actor=admin_user)
+    assert AccountGrant.objects.on(league).get().role == Role.REVIEWER
 
 
 @pytest.mark.django_db
-def test_removing_a_grant_is_audited(admin_user, viewer, editor):
-    grant_set(user=viewer, subject=editor, role=Role.REVIEWER, actor=admin_user)
-    grant_remove(user=viewer, subject=editor, actor=admin_user)
+def test_removing_a_grant_is_audited(admin_user, viewer, league):
+    competition_grant_set(user=viewer, competition=league, role=Role.REVIEWER, actor=admin_user)
+    competition_grant_revoke(user=viewer, competition=league, actor=admin_user, reason="moved")
     assert not AccountGrant.objects.exists()
-    assert AuditEntry.objects.filter(action="account.grant_remove").exists()
+    assert AuditEntry.objects.filter(action="access.revoke").exists()
 
 
 @pytest.mark.django_db
@@ -118,7 +127,7 @@ def test_the_reset_link_action_mails_each_chosen_account(
 
 @pytest.mark.django_db
 def test_a_role_group_has_its_permissions_from_first_use(admin_user, viewer):
-    account_role_set(user=viewer, role=Role.EDITOR, actor=admin_user)
+    account_role_change(user=viewer, role=Role.EDITOR, actor=admin_user)
     viewer = type(viewer).objects.get(pk=viewer.pk)
     assert viewer.has_perm("discussions.change_decisionitem")
     assert not viewer.has_perm("accounts.view_auditentry")
