@@ -2,8 +2,9 @@
 
 The one selector every check uses is ``user_can(user, capability, competition)``:
 
-- The account's **role** is authoritative: a capability needs at least its role
-  (``CAPABILITY_ROLE``), whatever grants the account holds. Demoting an account to viewer
+- The account's **role** is authoritative: a capability needs a role that has it (the
+  role table, ``accounts.roles.ROLE_TABLE``, which also decides the console's Django
+  permissions), whatever grants the account holds. Demoting an account to viewer
   therefore ends its submitting everywhere at once, grants or not.
 - Submitters and reviewers are **scoped**: they act only on competitions they hold a grant
   for (an ``AccountGrant`` on a competition node covers the node's whole subtree; a grant on
@@ -45,6 +46,7 @@ from accounts.models import (
     Role,
     User,
 )
+from accounts.roles import ROLE_TABLE, role_may, roles_with
 from accounts.services import (
     access_history_record,
     account_groups_sync,
@@ -58,21 +60,7 @@ from accounts.subjects import subject_digest
 # ``_competition_model``), so annotations use the base class.
 Competition: TypeAlias = models.Model
 
-ROLE_RANK = {
-    Role.VIEWER: 0,
-    Role.SUBMITTER: 1,
-    Role.REVIEWER: 2,
-    Role.EDITOR: 3,
-    Role.ADMIN: 4,
-}
-CAPABILITY_ROLE = {
-    Capability.SUBMIT: Role.SUBMITTER,
-    Capability.REVIEW: Role.REVIEWER,
-    Capability.EDIT: Role.EDITOR,
-    Capability.ADMINISTER: Role.ADMIN,
-}
-# Roles whose capability holds only where a competition grant says so.
-SCOPED_ROLES = (Role.SUBMITTER, Role.REVIEWER)
+SCOPED_ROLES = tuple(role for role, rights in ROLE_TABLE.items() if rights.scoped)
 TOMBSTONE_PREFIX = "deleted-"
 
 
@@ -85,10 +73,6 @@ def _competition_model() -> type[models.Model]:
 
 def _competition_type() -> ContentType:
     return ContentType.objects.get_for_model(_competition_model())
-
-
-def _roles_at_least(role: str) -> list[str]:
-    return [r for r, rank in ROLE_RANK.items() if rank >= ROLE_RANK[role]]
 
 
 # --- reading: the one selector ------------------------------------------------------------
@@ -108,7 +92,7 @@ def _scoped_grants(user: User, capability: str):
     return AccountGrant.objects.filter(
         user=user,
         subject_type=_competition_type(),
-        role__in=_roles_at_least(CAPABILITY_ROLE[capability]),
+        role__in=roles_with(capability),
     )
 
 
@@ -116,8 +100,7 @@ def user_can(user, capability: str, competition: Competition | None = None) -> b
     """Whether ``user`` may ``capability`` on ``competition`` (or, with None, on at least
     one competition: whether to show them the way in at all). At most one query."""
     role = effective_role(user)
-    needed = CAPABILITY_ROLE[Capability(capability)]
-    if role is None or ROLE_RANK[role] < ROLE_RANK[needed]:
+    if role is None or not role_may(role, Capability(capability)):
         return False
     if role not in SCOPED_ROLES:
         return True
@@ -136,8 +119,7 @@ def user_can_everywhere(user, capability: str) -> bool:
     """Whether ``user`` may ``capability`` on every competition, including ones not made
     yet: an unscoped role (editor, administrator), or a grant on ``"*"``. At most one query."""
     role = effective_role(user)
-    needed = CAPABILITY_ROLE[Capability(capability)]
-    if role is None or ROLE_RANK[role] < ROLE_RANK[needed]:
+    if role is None or not role_may(role, Capability(capability)):
         return False
     if role not in SCOPED_ROLES:
         return True
@@ -149,8 +131,7 @@ def competitions_for(user, capability: str):
     a submitter's choice of target). Grants cover subtrees: one range condition each."""
     competitions = _competition_model().objects.all()
     role = effective_role(user)
-    needed = CAPABILITY_ROLE[Capability(capability)]
-    if role is None or ROLE_RANK[role] < ROLE_RANK[needed]:
+    if role is None or not role_may(role, Capability(capability)):
         return competitions.none()
     if role not in SCOPED_ROLES:
         return competitions
@@ -395,7 +376,7 @@ def access_request_approve(
         user=user, actor=actor, event=AccessEvent.APPROVED, competition=request.competition,
         request=request, reason=request.decision_reason,
     )  # fmt: skip
-    if ROLE_RANK[user.role] < ROLE_RANK[Role.SUBMITTER]:
+    if not role_may(user.role, Capability.SUBMIT):
         user = account_role_change(
             user=user, role=Role.SUBMITTER, actor=actor, reason="request approved"
         )

@@ -131,3 +131,65 @@ def test_a_role_group_has_its_permissions_from_first_use(admin_user, viewer):
     viewer = type(viewer).objects.get(pk=viewer.pk)
     assert viewer.has_perm("discussions.change_decisionitem")
     assert not viewer.has_perm("accounts.view_auditentry")
+
+
+# --- one table: the console's permissions and ``user_can`` answer alike -------------------
+
+
+def test_user_can_answers_from_the_role_table(db):
+    from accounts.access import effective_role, user_can_everywhere
+    from accounts.models import Capability
+    from accounts.roles import ROLE_TABLE
+    from accounts.tests.factories import StaffFactory
+
+    for role, rights in ROLE_TABLE.items():
+        user = StaffFactory(username=f"table-{role}", role=role)
+        assert effective_role(user) == role
+        for capability in Capability.values:
+            # Scoped roles need a grant on "*" to act everywhere; none is given here.
+            expected = capability in rights.capabilities and not rights.scoped
+            assert user_can_everywhere(user, capability) == expected, (role, capability)
+
+
+def test_an_editors_group_covers_cricket(admin_user, viewer):
+    account_role_change(user=viewer, role=Role.EDITOR, actor=admin_user)
+    viewer = type(viewer).objects.get(pk=viewer.pk)
+    assert viewer.has_perm("cricket.add_delivery")
+    assert viewer.has_perm("cricket.view_innings")
+
+
+def test_a_reviewers_group_reads_cricket_but_does_not_upload(admin_user, viewer):
+    account_role_change(user=viewer, role=Role.REVIEWER, actor=admin_user)
+    viewer = type(viewer).objects.get(pk=viewer.pk)
+    assert viewer.has_perm("cricket.view_innings")
+    assert not viewer.has_perm("cricket.add_delivery")
+
+
+@pytest.mark.parametrize(
+    ("role", "decides", "curates"),
+    [(Role.REVIEWER, True, False), (Role.EDITOR, True, True), (Role.SUBMITTER, False, False)],
+)
+def test_reviewers_decide_candidates_and_editors_curate(admin_user, viewer, role, decides, curates):
+    from catalogue.services import DECIDE_PERMISSION, EDIT_PERMISSION
+
+    account_role_change(user=viewer, role=role, actor=admin_user)
+    viewer = type(viewer).objects.get(pk=viewer.pk)
+    assert (viewer.has_perm(DECIDE_PERMISSION), viewer.has_perm(EDIT_PERMISSION)) == (
+        decides, curates,
+    )  # fmt: skip
+
+
+def test_an_app_the_table_names_before_it_exists_grants_nothing(monkeypatch):
+    from accounts import roles
+
+    editor_rights = roles.ROLE_TABLE[Role.EDITOR]
+    monkeypatch.setitem(
+        roles.ROLE_TABLE,
+        Role.EDITOR,
+        roles.RoleRights(
+            apps={**editor_rights.apps, "not_yet_an_app": roles.CURATE},
+            capabilities=editor_rights.capabilities,
+        ),
+    )
+    assert "not_yet_an_app" not in roles.role_app_actions(Role.EDITOR)
+    assert "sports" in roles.role_app_actions(Role.EDITOR)
