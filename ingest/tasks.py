@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from catalogue.collection_records import RunStatus, Source
 from catalogue.tasks import suggest_candidates
 from ingest.collectors.services import SourceDisabled, source_collect
-from ingest.models import RunStatus, Source
 
 
 @shared_task(name="ingest.collect_source", acks_late=True)

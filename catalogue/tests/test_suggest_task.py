@@ -4,10 +4,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from catalogue.collection_records import Source
 from catalogue.models import MergeCandidate
 from catalogue.tests.factories import LocationFactory
 from ingest import tasks
-from ingest.models import Source
 
 
 def feed_source(tmp_path, slug):

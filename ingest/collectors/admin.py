@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from catalogue.admin import EstimatedCountPaginator, ReadOnlyAdmin
+from catalogue.collection_records import CollectionRun, RawRecord, RejectedObservation, Source
 from ingest.collectors.services import source_set_enabled
-from ingest.models import CollectionRun, RawRecord, RejectedObservation, Source
 
 
 class SwitchForm(forms.Form):
@@ -76,7 +76,7 @@ class SourceAdmin(admin.ModelAdmin):
         run = obj.runs.order_by("-started_at").first()
         if run is None:
             return "never"
-        url = reverse("admin:ingest_collectionrun_change", args=[run.pk])
+        url = reverse("admin:catalogue_collectionrun_change", args=[run.pk])
         return format_html("<a href='{}'>{} ({})</a>", url, run.started_at.date(), run.status)
 
 

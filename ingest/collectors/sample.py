@@ -6,10 +6,10 @@ from datetime import date
 from decimal import Decimal
 
 from catalogue import services as catalogue_services
+from catalogue.collection_records import CollectionRun, RunStatus, Source
 from catalogue.models import Location
 from ingest.collectors.adapters import resolve_path
 from ingest.collectors.services import file_sha256, source_collect
-from ingest.models import CollectionRun, RunStatus, Source
 
 SAMPLE_FILE = "ingest/samples/catalogue/duty_free_sample.csv"
 SOURCE_SLUG = "sample-duty-free"

@@ -13,18 +13,17 @@ from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from catalogue import services as catalogue_services
-from catalogue.models import Location, ObservationSourceKind
-from ingest.collectors.adapters import adapter_for, resolve_path
-from ingest.collectors.builtin import BUILTIN_SOURCES
-from ingest.collectors.feeds import FeedError, FeedRow, Rejection
-from ingest.models import (
+from catalogue.collection_records import (
     CollectionRun,
-    RawRecord,
     RejectedObservation,
     RejectionStage,
     RunStatus,
     Source,
 )
+from catalogue.models import Location, ObservationSourceKind
+from ingest.collectors.adapters import adapter_for, resolve_path
+from ingest.collectors.builtin import BUILTIN_SOURCES
+from ingest.collectors.feeds import FeedError, FeedRow, Rejection
 
 
 class SourceDisabled(Exception):
@@ -150,17 +149,6 @@ def _write_row(
     tally: _Tally,
 ) -> None:
     """One row, all or nothing: the sighting service is the row's transaction."""
-
-    def keep_raw(listing) -> int:
-        raw = RawRecord.objects.create(
-            listing_id=listing.pk,
-            run=run,
-            row_number=row.row_number,
-            payload=row.payload,
-            parser_version=parser_version,
-        )
-        return raw.pk
-
     price = None
     if carries_prices:
         price = catalogue_services.ObservedPrice(
@@ -185,7 +173,12 @@ def _write_row(
         ),
         book=book,
         price=price,
-        keep_raw=keep_raw,
+        raw=catalogue_services.RawFragment(
+            payload=row.payload,
+            parser_version=parser_version,
+            run_id=run.pk,
+            row_number=row.row_number,
+        ),
         fx=fx,
     )
     if carries_prices:

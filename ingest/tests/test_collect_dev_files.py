@@ -6,9 +6,9 @@ from collections import Counter
 import pytest
 from django.db import transaction
 
+from catalogue.collection_records import RawRecord, RejectedObservation, RunStatus
 from catalogue.models import Listing, PriceObservation, Product
 from ingest.collectors.services import source_collect, source_register_builtin
-from ingest.models import RawRecord, RejectedObservation, RunStatus
 from ingest.tests.conftest import CATALOGUE_DATA
 
 pytestmark = pytest.mark.django_db

@@ -4,11 +4,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from catalogue.collection_records import CollectionRun, RejectedObservation, Source
 from catalogue.models import Listing, PriceObservation, Product
 from catalogue.tests.factories import FxRateFactory, LocationFactory
 from ingest.collectors.feeds import FeedError
 from ingest.collectors.services import SourceDisabled, source_collect, source_set_enabled
-from ingest.models import CollectionRun, RejectedObservation, Source
 
 pytestmark = pytest.mark.django_db
 
