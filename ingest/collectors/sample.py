@@ -126,7 +126,7 @@ def load_catalogue_sample() -> str:
     ).first()
     if done is not None:
         return f"already collected (run {done.pk})"
-    run = source_collect(source=source, triggered_by="load_samples")
+    run = source_collect(source=source, triggered_by="load_samples").run
     return (
         f"{run.products_seen} listings, {run.products_created} products, "
         f"{run.prices_written} prices, {run.rejected} rejected"

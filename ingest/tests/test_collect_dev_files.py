@@ -36,9 +36,9 @@ def dev_runs(django_db_setup, django_db_blocker):
         runs = {}
         for slug in ("rs-maxi", "ebay-perfume", "alko"):
             source = source_register_builtin(slug=slug)
-            first = source_collect(source=source)
+            first = source_collect(source=source).run
             after_first = _state(source)
-            second = source_collect(source=source)
+            second = source_collect(source=source).run
             runs[slug] = (source, first, second, after_first, _state(source))
         yield runs
         transaction.set_rollback(True)

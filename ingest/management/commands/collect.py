@@ -31,9 +31,11 @@ class Command(BaseCommand):
             run = source_collect(
                 source=found,
                 path=path,
+                actor=None,
                 triggered_by="manage.py collect",
+                suggest=True,
                 progress=lambda n: bar.update(n - bar.n),
-            )
+            ).run
         except SourceDisabled as exc:
             bar.close()
             self.stdout.write(str(exc))
