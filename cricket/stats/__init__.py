@@ -4,5 +4,5 @@ deliveries, aggregates folded from them for any scope, one refresh path, dataset
 Modules: ``models`` (line, version, snapshot, refresh and release tables, app label
 ``cricket``), ``engine`` (set-based rebuild of one fixture's lines), ``aggregates`` (scoped
 folds and snapshots), ``refresh`` (the one path every write to statistic inputs takes),
-``verify`` (an independent recomputation straight from Cricsheet files), ``release``
-(CSV datasets)."""
+``release`` (CSV datasets). The independent recomputation straight from Cricsheet files
+lives with the files' reader, in ``ingest.cricsheet.verify``."""

@@ -189,6 +189,8 @@ def statistics_refresh(
 
 
 def _enqueue(refresh_id: Any) -> None:
+    # Celery task lookup: the task is found when a refresh is enqueued, so this module (which
+    # the task itself calls back into) does not load the task module on import.
     from cricket.stats.tasks import statistics_refresh_task
 
     queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)

@@ -26,13 +26,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.services import audit_record
-from cricket.corrections import (
-    SOURCE_REVISION,
-    CorrectionReview,
-    source_correction_diff,
-)
+from cricket.corrections import CorrectionReview
 from cricket.models import DismissalKind
 from cricket.services import SOURCE
+from cricket.source_revisions import SOURCE_REVISION, source_correction_diff
 from ingest.batches.models import (
     Batch,
     BatchCheckpoint,

@@ -35,11 +35,7 @@ from django.db import DatabaseError, IntegrityError, connection, connections, tr
 from django.utils import timezone
 from django.utils.text import slugify
 
-from cricket.corrections import (
-    SOURCE_REVISION,
-    CorrectionReview,
-    fixture_corrections_from_source,
-)
+from cricket.corrections import CorrectionReview
 from cricket.models import (
     Delivery,
     DeliveryReplacement,
@@ -64,6 +60,7 @@ from cricket.services import (
     cricket_team,
     people_cache_load,
 )
+from cricket.source_revisions import SOURCE_REVISION, fixture_corrections_from_source
 from cricket.stats.refresh import statistics_refresh
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
 from omnium.bulk import Inserts

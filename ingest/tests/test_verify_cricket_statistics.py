@@ -7,14 +7,14 @@ import pytest
 
 from cricket.stats.aggregates import Scope, careers
 from cricket.stats.engine import lines_rebuild_all
-from cricket.stats.verify import (
+from ingest.cricsheet.importer import import_bytes, iter_sources
+from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
     compare,
     engine_rows,
     recompute,
 )
-from ingest.cricsheet.importer import import_bytes, iter_sources
 from omnium.testing import REPO_ROOT, SHARED_DATA
 
 pytestmark = pytest.mark.django_db
