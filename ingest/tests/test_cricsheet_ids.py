@@ -6,7 +6,7 @@ import uuid
 import pytest
 from django.db import connection
 
-from ingest.cricsheet.importer import _allocate_ids, _event_ids
+from cricket.loading import _allocate_ids, _event_ids
 
 
 def test_event_ids_are_distinct_ordered_version_7_uuids():
