@@ -1,4 +1,4 @@
-"""Ids the Cricsheet import makes for the rows it COPYs."""
+"""Ids the Cricsheet match loader makes for the rows it COPYs."""
 
 import threading
 import uuid
