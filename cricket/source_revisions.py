@@ -5,8 +5,8 @@ fixture's live deliveries by natural key (innings ordinal, over number, position
 ball that differs becomes one correction through the same write core as a single-ball
 correction (``cricket.corrections``), so the revision, history and statistics rules are the
 ones stated there. ``source_correction_diff`` shows the plan without writing (the batch
-review page); ``fixture_corrections_from_source`` applies it (a re-import, an approved
-batch).
+review page); ``fixture_corrections_from_source`` applies it (an approved batch), and
+``match_revise`` records a re-imported file and applies it in one transaction.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from cricket.corrections import (
     _correct,
     _request_statistics_refresh,
 )
+from cricket.loading import MatchSubmission
 from cricket.models import (
     Delivery,
     DeliveryReview,
@@ -43,6 +44,7 @@ from cricket.models import (
 from cricket.services import SOURCE, cricket_people_resolve, cricket_sport
 from sports.models import EntityType, ExternalIdMap, Fixture, Participant, Submission
 from sports.querysets import follow_merges
+from sports.services import submission_record, timeline_append
 from sports.services.common import Actor
 
 SOURCE_REVISION = "source revision"
@@ -470,3 +472,71 @@ def fixture_corrections_from_source(
             submission=submission,
         )
     return result
+
+
+@dataclass(frozen=True)
+class RevisedMatch:
+    """What ``match_revise`` wrote: the revised file's submission and its corrections."""
+
+    fixture: Fixture
+    submission: Submission
+    corrections: SourceCorrections
+
+
+@transaction.atomic
+def match_revise(
+    *,
+    fixture_id: uuid.UUID,
+    document: dict,
+    match_id: str,
+    sha256: str,
+    submission: MatchSubmission,
+    actor: Actor,
+    reason: str = SOURCE_REVISION,
+    review: CorrectionReview | None = None,
+) -> RevisedMatch:
+    """Record a revised file of an imported match and apply it as corrections.
+
+    ``fixture_id`` is the fixture the match id maps to (a merged fixture answers as its
+    survivor); ``document`` is the validated file. The file is recorded as a submission
+    (so the same bytes are known next time, and a rename alone makes the new name an
+    alias), its balls become corrections through ``fixture_corrections_from_source``
+    (``reason``, ``review``), and the fixture's log gets a ``cricket.import`` item keyed
+    by the match id and ``sha256``. All or nothing: a file that changes what a correction
+    cannot raises the ValidationError of ``fixture_corrections_from_source`` and nothing,
+    not even the submission, is written.
+    """
+    recorded = submission_record(
+        kind=submission.kind,
+        note=submission.note,
+        source_code=SOURCE,
+        actor=actor,
+        content=submission.content,
+        original_filename=submission.original_filename,
+        media_type="application/json",
+    )
+    fixture = Fixture.objects.get(pk=follow_merges(Fixture, fixture_id))
+    result = fixture_corrections_from_source(
+        fixture=fixture,
+        document=document,
+        submission=recorded,
+        actor=actor,
+        reason=reason,
+        review=review,
+    )
+    timeline_append(
+        fixture=fixture,
+        event_type="cricket.import",
+        actor=actor,
+        source_code=SOURCE,
+        unit="record",
+        idempotency_key=f"{match_id}:{sha256[:40]}",
+        payload={
+            "submission": str(recorded.pk),
+            "sha256": sha256,
+            "data_version": document["meta"]["data_version"],
+            "revision": document["meta"].get("revision"),
+            "corrections": len(result.corrections),
+        },
+    )
+    return RevisedMatch(fixture=fixture, submission=recorded, corrections=result)

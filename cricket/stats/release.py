@@ -158,6 +158,8 @@ def dataset_release_request(*, scope: Scope, actor: Actor) -> DatasetReleaseJob:
 
 
 def _enqueue(job_id: Any) -> None:
+    # Celery task lookup: the task is found when a job is enqueued, so this module (which
+    # the task itself calls back into) does not load the task module on import.
     from cricket.stats.tasks import dataset_release_build_task
 
     queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)
