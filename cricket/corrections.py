@@ -1,4 +1,4 @@
-"""Corrections of published deliveries (seed 001 §3): the one write path that changes a ball.
+"""Corrections of published deliveries (a fix is a new revision): the one path that changes a ball.
 
 Delivery content is immutable. A correction inserts the next revision (revision + 1) of the
 live row and marks that row superseded, linking the two both ways; the new revision keeps the
@@ -179,7 +179,7 @@ def _request_statistics_refresh(
     The single place a correction reaches the statistics engine. It is called inside the
     correction's transaction with the fixture and every participant the old or new revision
     names (batter, bowler, non-striker, players out, fielders), which is the dependency set
-    of seed 001 §6. It delegates to the one refresh path,
+    of a refresh (fixture, season, competition, careers). It delegates to the one refresh path,
     ``cricket.stats.refresh.statistics_refresh``, which records the dependencies,
     bumps the participants' data versions and schedules the rebuild on commit.
     """
@@ -265,9 +265,7 @@ def _fielders(value: Any, name: str, people: dict[str, uuid.UUID | None]) -> tup
         raw = entry.get("participant")
         if raw is None:
             if not substitute:
-                raise ValidationError(
-                    {place: "only a substitute may be recorded without a name (O4)."}
-                )
+                raise ValidationError({place: "only a substitute may be recorded without a name."})
             fielders.append(FielderSpec(None, True))
             continue
         pk = _participant_id(raw, place)
@@ -336,7 +334,7 @@ def _apply_wicket_changes(
 
 
 def _legal(wides: int | None, noballs: int | None) -> bool:
-    # #590: a wide or no-ball only when the extra is > 0; an explicit 0 is no extra.
+    # A wide or no-ball only when the extra is > 0; an explicit 0 is no extra (never test for NULL).
     return (wides or 0) <= 0 and (noballs or 0) <= 0
 
 
@@ -560,7 +558,7 @@ def _lock_live(delivery: Delivery | int) -> tuple[Delivery, Innings]:
 
 def _over_labels(innings_id, over_number: int, legal_at: dict[int, bool]) -> dict[int, str]:
     """The printed label of every live ball of one over, with legality overridden for the
-    positions in ``legal_at``: wides and no-balls do not advance the count (O1)."""
+    positions in ``legal_at``: wides and no-balls do not advance the count, so labels repeat."""
     labels = {}
     legal_count = 0
     rows = (

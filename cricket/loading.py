@@ -482,7 +482,7 @@ class MatchLoader:
                     InningsMiscountedOver(
                         innings=innings,
                         over_number=int(over),
-                        # The source writes 5 in some files and "5" in others (O6).
+                        # The source writes 5 in some files and "5" in others.
                         balls=int(value["balls"]),
                         umpire=value.get("umpire") or "",
                     )
@@ -526,7 +526,7 @@ class MatchLoader:
                     runs = d["runs"]
                     wides, noballs = extras.get("wides"), extras.get("noballs")
                     # Wides and no-balls do not advance the printed ball number, which is
-                    # why it repeats; it is display only (O1). An explicit 0 is not one.
+                    # why it repeats; it is display only, never identity. An explicit 0 is not one.
                     label = f"{number}.{legal + 1}"
                     if not wides and not noballs:
                         legal += 1
@@ -590,7 +590,7 @@ class MatchLoader:
                 DeliveryWicketFielder(
                     wicket=wicket,
                     ordinal=f,
-                    # O4: a substitute may be recorded with no name.
+                    # A substitute may be recorded with no name.
                     participant=people.get(fielder.get("name")),
                     substitute=bool(fielder.get("substitute")),
                 )

@@ -1,4 +1,4 @@
-"""Cricket statistics (issue 6, seed 001 §5-§6): per-fixture lines derived from the live
+"""Cricket statistics, derived and never entered: per-fixture lines derived from the live
 deliveries, aggregates folded from them for any scope, one refresh path, dataset releases.
 
 Modules: ``models`` (line, version, snapshot, refresh and release tables, app label

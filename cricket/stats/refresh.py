@@ -1,7 +1,7 @@
 """The one refresh path: every write to statistic inputs (a corpus import, a batch
 publication, a delivery correction) calls ``statistics_refresh`` inside its transaction.
 
-What it does (seed §6, issue 6 item 5):
+What it does (the refresh boundary: exactly the scopes a write touches are rebuilt):
 
 1. records a ``StatisticsRefresh`` and its ``StatisticsRefreshDependency`` rows: each
    fixture, the season and competition nodes holding them, and the career of every

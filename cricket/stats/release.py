@@ -5,7 +5,7 @@ SHA-256 of each file) into a directory; ``manage.py release_cricket_dataset`` ca
 ``dataset_release_request`` records a job and enqueues ``dataset_release_build`` on commit,
 which writes the files into private storage and the immutable ``DatasetRelease`` record.
 
-Columns are keyed by the Cricsheet registry id (issue 6 item 7). Innings are 1-based in
+Columns are keyed by the Cricsheet registry id, never by name. Innings are 1-based in
 file order; team wickets exclude retired hurt, retired not out and absent hurt; the total
 includes innings penalty runs. Data: Cricsheet (https://cricsheet.org), ODC-By 1.0.
 """
