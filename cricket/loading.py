@@ -1,4 +1,4 @@
-"""Loading one validated Cricsheet match into the spine and cricket's tables (seed 001).
+"""Loading one validated Cricsheet match into the spine and cricket's tables.
 
 ``match_load`` is the write half of a Cricsheet import: given a match document that has
 passed the submission contract (``ingest.cricsheet.validate``), it records the file's

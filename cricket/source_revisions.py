@@ -1,4 +1,4 @@
-"""A revised Cricsheet file of a known match, applied as corrections (seed 001 §3).
+"""A revised Cricsheet file of a known match, applied as corrections (new revisions, never edits).
 
 Cricsheet republishes a match when it fixes a ball. The revised file is compared with the
 fixture's live deliveries by natural key (innings ordinal, over number, position) and every
