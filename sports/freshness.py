@@ -9,6 +9,9 @@ The fixture and scorecard queries are the ORM's, compiled once per process
 
 from __future__ import annotations
 
+import uuid
+from functools import partial
+
 from django.db.models import Count, Max, QuerySet
 from rest_framework.request import Request
 
@@ -37,10 +40,12 @@ def _fixture_state(fixtures: QuerySet, pk) -> QuerySet:
     )
 
 
+def _gated_fixture_state(visibility: str, pk: uuid.UUID) -> QuerySet:
+    return _fixture_state(Fixture.objects.gated(visibility), pk)
+
+
 _FIXTURE_STATE = {
-    visibility: CompiledState(
-        lambda pk, visibility=visibility: _fixture_state(Fixture.objects.gated(visibility), pk)
-    )
+    visibility: CompiledState(partial(_gated_fixture_state, visibility))
     for visibility in (Visibility.ALL, Visibility.PUBLISHED)
 }
 
