@@ -41,9 +41,12 @@ from accounts.services import (
     email_send_reserve,
 )
 from accounts.tests.factories import StaffFactory, UserFactory
+from catalogue import services as catalogue
+from catalogue.models import MergeLevel, Product
 from cricket.corrections import delivery_correct
 from cricket.models import Delivery
 from cricket.tests.factories import seed_dismissal_kinds
+from discussions import services as discussions
 from discussions.tests.factories import (
     ArticleFactory,
     ClientTodoFactory,
@@ -74,7 +77,26 @@ def rows(django_db_setup, django_db_blocker):
             delivery=ball, changes={"runs_batter": 1}, reason="scorecard says one", actor=staff
         )
         load_catalogue_sample()
-        CommentFactory()
+        comment = CommentFactory()
+        discussions.notification_send(
+            recipient=staff, actor=None, kind="mention", context_label="walk", body="b",
+            url="/", source=comment, dedupe_key=f"walk:{comment.pk}",
+        )  # fmt: skip
+        discussions.feature_priority_set(feature_key="walk", priority="must", actor=staff)
+        discussions.quote_selection_set(item_key="walk", included=True, actor=staff)
+        discussions.quote_request_submit(
+            lines=[{"item_key": "walk", "label": "Gin", "quantity": 1, "unit_usd": "9.99"}],
+            note="walk",
+            actor=staff,
+        )
+        first, second = Product.objects.order_by("created_at")[:2]
+        catalogue.override_set(
+            product=first, field="name", value="Walk Gin", actor=staff, reason="label says so"
+        )
+        catalogue.merge_candidate_propose(
+            level=MergeLevel.PRODUCT, left_id=first.pk, right_id=second.pk, score=0.9,
+            why="same bottle", actor=None,
+        )  # fmt: skip
         ArticleFactory()
         ClientTodoFactory()
         DecisionItemFactory()
@@ -140,18 +162,12 @@ WITHOUT_ROWS = {
     "sports.UnmatchedRow",
     "sports.PointsAdjustment",
     "catalogue.VariationAlias",
-    "catalogue.Override",
     "catalogue.Award",
     "catalogue.Reverification",
     "catalogue.VerificationRun",
     "catalogue.VerificationCheck",
     "catalogue.AirportHours",
     "catalogue.ProductMerge",
-    "catalogue.MergeCandidate",
-    "discussions.Notification",
-    "discussions.FeaturePriority",
-    "discussions.QuoteSelection",
-    "discussions.QuoteRequest",
     "ingest.BatchParticipantOnboardingTask",
 }
 
