@@ -58,6 +58,7 @@ from ingest.collectors.sample import load_catalogue_sample
 from ingest.provenance.admin import _LineAdmin
 from ingest.tests.batch_factories import SMALL
 from ingest.tests.provenance_factories import published_batch
+from sports.services import fixture_amend, points_adjustment_create
 
 PERSONAS = ("viewer", "submitter", "reviewer", "editor", "admin_user")
 LOGIN = "/admin/login/"
@@ -76,6 +77,13 @@ def rows(django_db_setup, django_db_blocker):
         delivery_correct(
             delivery=ball, changes={"runs_batter": 1}, reason="scorecard says one", actor=staff
         )
+        fixture = batch.items.exclude(fixture=None).first().fixture
+        fixture_amend(fixture=fixture, changes={"name": "Walk match"}, reason="walk", actor="t")
+        team = fixture.competitors.filter(parent=None).first().participant
+        points_adjustment_create(
+            competition=fixture.competition, participant=team, points=-1, reason="walk",
+            actor="t",
+        )  # fmt: skip
         load_catalogue_sample()
         comment = CommentFactory()
         discussions.notification_send(
@@ -101,7 +109,6 @@ def rows(django_db_setup, django_db_blocker):
         ClientTodoFactory()
         DecisionItemFactory()
         asker = UserFactory(username="persona-walk-asker")
-        fixture = batch.items.exclude(fixture=None).first().fixture
         access_request_create(user=asker, competition=fixture.competition, actor=asker)
         competition_grant_set(
             user=asker, competition=fixture.competition, role=Role.SUBMITTER, actor=staff
@@ -157,10 +164,8 @@ WITHOUT_ROWS = {
     "axes.AccessLog",
     "axes.AccessFailureLog",
     "sports.SportDefinitionVersion",
-    "sports.FixtureAmendment",
     "sports.StatLine",
     "sports.UnmatchedRow",
-    "sports.PointsAdjustment",
     "catalogue.VariationAlias",
     "catalogue.Award",
     "catalogue.Reverification",
