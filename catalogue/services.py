@@ -20,6 +20,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.services import audit_record
+from catalogue.collection_records import IdentityMode, RawRecord
 from catalogue.identity import RULES_VERSION
 from catalogue.identity.brands import display_name
 from catalogue.identity.keys import UNKNOWN, House, Listed, Standard, derive, vetoed
@@ -67,14 +68,6 @@ def _record_history(model: type[models.Model], pks: Iterable, *, actor, reason: 
     model.history.bulk_history_create(
         rows, update=True, default_user=actor, default_change_reason=reason
     )
-
-
-class IdentityMode:
-    """Mirrors ``ingest.models.IdentityMode`` values; catalogue does not import ingest."""
-
-    GTIN_THEN_KEY = "gtin_then_key"
-    KEY_ONLY = "key_only"
-    OWN_ONLY = "own_only"
 
 
 # --- What people decided, loaded once per run -------------------------------------------
@@ -331,6 +324,16 @@ class Sighting:
 
 
 @dataclass(frozen=True)
+class RawFragment:
+    """The parsed fragment a sighting's listed layer was read from, kept as a RawRecord."""
+
+    payload: dict
+    parser_version: str
+    run_id: int | None = None
+    row_number: int | None = None
+
+
+@dataclass(frozen=True)
 class SightingResult:
     listing: Listing
     product: Product
@@ -477,13 +480,24 @@ def _listed_columns(standard: Standard, listed: Listed) -> dict:
     }
 
 
+def _raw_record_keep(listing: Listing, raw: RawFragment) -> int:
+    record = RawRecord.objects.create(
+        listing_id=listing.pk,
+        run_id=raw.run_id,
+        row_number=raw.row_number,
+        payload=raw.payload,
+        parser_version=raw.parser_version,
+    )
+    return record.pk
+
+
 @transaction.atomic
 def listing_record_sighting(
     *,
     sighting: Sighting,
     book: IdentityBook | None = None,
     price: ObservedPrice | None = None,
-    keep_raw: Callable[[Listing], int] | None = None,
+    raw: RawFragment | None = None,
     fx: FxBook | None = None,
     actor=None,
 ) -> SightingResult:
@@ -493,8 +507,7 @@ def listing_record_sighting(
     Resolution order: the listing's pin, the listing's current product (following merges),
     then for a new listing the GTIN, the match key (house and variation through aliases,
     vetoes applied) and finally a new product. Holds a row lock on an existing listing.
-    ``keep_raw`` stores the fragment the listed layer was read from and returns its id (the
-    collector owns raw records; the catalogue only points at them).
+    ``raw``, when given, is kept as a RawRecord of the listing and becomes its listed record.
     """
     book = book if book is not None else identity_book()
     standard = standard_for(sighting.listed, vertical=sighting.vertical, book=book)
@@ -548,12 +561,12 @@ def listing_record_sighting(
         )
         # The id is made in Python and foreign keys are checked at commit, so the raw
         # record can be written first and the listing inserted already pointing at it.
-        if keep_raw is not None:
-            listing.listed_record_id = keep_raw(listing)
+        if raw is not None:
+            listing.listed_record_id = _raw_record_keep(listing, raw)
         listing.save(force_insert=True)
     else:
-        if keep_raw is not None:
-            columns["listed_record_id"] = keep_raw(listing)
+        if raw is not None:
+            columns["listed_record_id"] = _raw_record_keep(listing, raw)
         changed = {k: v for k, v in columns.items() if getattr(listing, k) != v}
         if listing.product_id != product.pk:
             changed["product"] = product
@@ -690,6 +703,38 @@ def fx_rate_record(
     fx, _ = FxRate.objects.get_or_create(
         currency=currency, as_of=as_of, source=source, defaults={"rate_to_usd": rate_to_usd}
     )
+    return fx
+
+
+@transaction.atomic
+def fx_rate_set(*, currency: str, rate_to_usd: Decimal, as_of, source: str, actor) -> FxRate:
+    """A person's rate for ``currency`` on ``as_of`` from ``source``: recorded, or replacing
+    that day's rate from that source, with an audit row holding the old rate (None when
+    new) and the new one. Rates are never edited in place or deleted in the console: a new
+    day appends a new row. Holds the day's row lock; a no-op writes nothing.
+
+    Unlike ``fx_rate_record`` (collectors: the first rate seen for a day stays), a person's
+    rate wins, since they are correcting what the collectors saw.
+    """
+    if rate_to_usd is None or rate_to_usd <= 0:
+        raise ValidationError({"rate_to_usd": "A rate must be greater than zero."})
+    fx, created = FxRate.objects.select_for_update().get_or_create(
+        currency=currency, as_of=as_of, source=source, defaults={"rate_to_usd": rate_to_usd}
+    )
+    if not created and fx.rate_to_usd == rate_to_usd:
+        return fx
+    old = None if created else fx.rate_to_usd
+    if not created:
+        fx.rate_to_usd = rate_to_usd
+        fx.save(update_fields=["rate_to_usd"])
+    audit_record(
+        actor=actor,
+        action="fx_rate.set",
+        entity=fx,
+        key=fx.pk,
+        detail={"currency": currency, "as_of": as_of, "source": source,
+                "old": old, "new": rate_to_usd},
+    )  # fmt: skip
     return fx
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from cricket.corrections import DiffLine, source_correction_diff
+from cricket.source_revisions import DiffLine, source_correction_diff
 from ingest.batches.models import BatchItem, ItemOperation
 from ingest.batches.services import ItemBytesGone, item_bytes
 from ingest.cricsheet.validate import CricsheetRejected, load

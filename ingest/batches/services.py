@@ -26,13 +26,11 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.services import audit_record
-from cricket.corrections import (
-    SOURCE_REVISION,
-    CorrectionReview,
-    source_correction_diff,
-)
+from cricket.corrections import CorrectionReview
+from cricket.cricsheet_match import PathStep, competition_path
 from cricket.models import DismissalKind
 from cricket.services import SOURCE
+from cricket.source_revisions import SOURCE_REVISION, source_correction_diff
 from ingest.batches.models import (
     Batch,
     BatchCheckpoint,
@@ -51,7 +49,7 @@ from ingest.batches.models import (
     ReviewDecision,
 )
 from ingest.batches.permissions import may_submit_batches, review_refusal, submit_refusal
-from ingest.cricsheet.importer import Importer, Outcome, PathStep, competition_path, match_id_of
+from ingest.cricsheet.importer import Importer, Outcome, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
 from sports.models import (
