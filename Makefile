@@ -31,6 +31,7 @@ services: install ## Check PostgreSQL and Redis (start them if installed here) a
 run: services ## Install, migrate, load the sample data, start web + worker, print the admin login
 	DEBUG=$${DEBUG:-true} $(MANAGE) migrate --noinput
 	DEBUG=$${DEBUG:-true} $(MANAGE) load_samples
+	DEBUG=$${DEBUG:-true} $(MANAGE) sync_role_groups
 	@echo
 	@DEBUG=$${DEBUG:-true} $(MANAGE) ensure_admin
 	@echo "site   http://$(HOST):$(PORT)/"

@@ -29,7 +29,8 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.db.models.functions import Now
 
-from accounts.models import Role
+from accounts.models import Capability
+from accounts.roles import role_may
 from cricket.models import (
     Delivery,
     DeliveryCorrectionHistory,
@@ -76,23 +77,24 @@ class CorrectionConflict(ValidationError):
 
 
 def may_correct(user) -> bool:
-    """Editors and administrators correct deliveries."""
+    """Those who edit (editors and administrators, by the role table) correct deliveries."""
     return bool(
         user
         and user.is_authenticated
         and user.is_active
-        and (user.is_superuser or user.role in (Role.EDITOR, Role.ADMIN))
+        and (user.is_superuser or role_may(user.role, Capability.EDIT))
     )
 
 
 def may_read_history(user) -> bool:
     """Correction history (snapshots, who asked, why) is for editors, reviewers and
-    administrators; the public reads the live deliveries only."""
+    administrators (the roles that review, by the role table); the public reads the live
+    deliveries only."""
     return bool(
         user
         and user.is_authenticated
         and user.is_active
-        and (user.is_superuser or user.role in (Role.EDITOR, Role.REVIEWER, Role.ADMIN))
+        and (user.is_superuser or role_may(user.role, Capability.REVIEW))
     )
 
 

@@ -21,7 +21,8 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from accounts.models import AccountPreference, AccountStatus, Role, User
+from accounts.models import AccountPreference, AccountStatus, Capability, User
+from accounts.roles import role_may
 from accounts.services import audit_record, email_send_reserve
 from discussions.models import (
     Article,
@@ -52,7 +53,8 @@ MENTION = re.compile(r"(?<![\w@.])@([\w.+-]*\w)")
 
 
 def is_moderator(user: User) -> bool:
-    return user.is_superuser or user.role in (Role.EDITOR, Role.ADMIN)
+    """Those who edit (editors and administrators, by the role table) moderate."""
+    return user.is_superuser or role_may(user.role, Capability.EDIT)
 
 
 def _author(actor: User, acting_as: User | None) -> User:

@@ -262,6 +262,13 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     def get_fieldsets(self, request, obj=None):
         if obj is None:
             return ((None, {"fields": FixtureCreateForm.Meta.fields}),)
+        if not self.has_change_permission(request, obj):
+            # A reader sees the fixture; the amendment's own fields (reason, pin, the version
+            # seen) exist only on the form, so there is nothing of them to show read-only.
+            return (
+                (None, {"fields": AMENDABLE}),
+                ("Structure", {"fields": FIXTURE_READ_ONLY}),
+            )
         return (
             ("Amend (each change is recorded with the reason)", {"fields": AMENDABLE}),
             (None, {"fields": ("reason", "pin", "seen_version")}),
