@@ -18,7 +18,7 @@ from discussions.models import (
     QuoteSelection,
     Thread,
 )
-from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, request_actor
+from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, console_actor
 
 
 class CommentInline(admin.TabularInline):
@@ -66,7 +66,7 @@ class CommentAdmin(ReadOnlyAdmin):
     actions = ("move",)
 
     def has_moderate_permission(self, request: HttpRequest) -> bool:
-        return services.is_moderator(request.real_user)
+        return services.is_moderator(console_actor(request))
 
     @admin.action(description="Move to another thread", permissions=["moderate"])
     def move(self, request: HttpRequest, queryset) -> TemplateResponse | None:
@@ -76,7 +76,7 @@ class CommentAdmin(ReadOnlyAdmin):
                 services.comment_move(
                     comment=comment,
                     to_thread=form.cleaned_data["to_thread"],
-                    actor=request_actor(request),
+                    actor=console_actor(request),
                 )
             self.message_user(request, f"{queryset.count()} comments moved.")
             return None
@@ -143,7 +143,7 @@ class ClientTodoAdmin(admin.ModelAdmin):
     @admin.action(description="Mark done")
     def mark_done(self, request: HttpRequest, queryset) -> None:
         for todo in queryset:
-            services.todo_complete(todo=todo, actor=request_actor(request))
+            services.todo_complete(todo=todo, actor=console_actor(request))
 
 
 class ArticleForm(forms.ModelForm):
@@ -177,7 +177,7 @@ class ArticleAdmin(admin.ModelAdmin):
             kind=data["kind"],
             airport_code=data.get("airport_code"),
             category=data.get("category"),
-            actor=request_actor(request),
+            actor=console_actor(request),
         )
         obj.pk = article.pk
         obj.refresh_from_db()
@@ -188,9 +188,9 @@ class ArticleAdmin(admin.ModelAdmin):
     @admin.action(description="Publish")
     def publish(self, request: HttpRequest, queryset) -> None:
         for article in queryset:
-            services.article_publish(article=article, actor=request_actor(request))
+            services.article_publish(article=article, actor=console_actor(request))
 
     @admin.action(description="Return to draft")
     def unpublish(self, request: HttpRequest, queryset) -> None:
         for article in queryset:
-            services.article_publish(article=article, actor=request_actor(request), published=False)
+            services.article_publish(article=article, actor=console_actor(request), published=False)

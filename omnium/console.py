@@ -5,17 +5,21 @@
 - the confirm-then-service action flow: ``confirmed_form`` (bound only once the person
   confirmed) and ``confirm_page`` (one template for every app's confirmation page);
 - ``ServiceErrorsMixin`` for add/change pages whose save calls a service;
-- ``admin_link``, ``error_text`` and ``request_actor`` (the person at the keyboard).
+- ``admin_link``, ``error_text``, ``request_actor`` (the person at the keyboard) and
+  ``console_actor`` (the same, typed as the account a console page always has).
 
 ``omnium`` imports no app, so nothing here names a model.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
@@ -27,6 +31,7 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html
 
 from omnium.actors import request_actor
+from omnium.auth import signed_in
 
 __all__ = [
     "CONFIRM_TEMPLATE",
@@ -36,11 +41,33 @@ __all__ = [
     "admin_link",
     "confirm_page",
     "confirmed_form",
+    "console_actor",
     "error_text",
     "request_actor",
 ]
 
 CONFIRM_TEMPLATE = "admin/omnium/confirm_action.html"
+
+# Generic over the account class so omnium names no app's user model.
+_Account_co = TypeVar("_Account_co", bound=AbstractBaseUser, covariant=True)
+
+
+class _AccountRequest(Protocol[_Account_co]):
+    """A Django or DRF request, seen only through its ``user``."""
+
+    @property
+    def user(self) -> _Account_co | AnonymousUser: ...
+
+
+def console_actor(request: _AccountRequest[_Account_co]) -> _Account_co:
+    """``request_actor`` for a console page, typed as the account class of ``request.user``.
+
+    The admin site serves only signed-in, active staff, so the person at the keyboard is
+    always an account there; one missing means the page is outside that check and is
+    refused. While acting as someone, this is the support person, not ``request.user``.
+    """
+    actor: _Account_co = signed_in(request_actor(request))
+    return actor
 
 
 def error_text(error: ValidationError) -> str:
@@ -132,7 +159,7 @@ def confirm_page(
             "form": form,
             "media": media,
             "opts": modeladmin.model._meta,
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         },
     )
 

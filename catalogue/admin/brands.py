@@ -12,9 +12,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from catalogue.admin.common import CuratedHistoryAdmin, CurationPermissions
-from catalogue.models import Brand, ProductLine, VariationAlias
+from catalogue.models import Brand, ProductLine, VariationAlias, VariationKind, Vertical
 from catalogue.services import brand_alias_apply, line_alias_apply, variation_alias_set
-from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, error_text, request_actor
+from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, console_actor, error_text
 
 
 class AliasForm(forms.Form):
@@ -47,7 +47,7 @@ def _alias_action(modeladmin, request, queryset, *, action, title, apply):
             report = apply(
                 alias=alias,
                 canonical=kept,
-                actor=request_actor(request),
+                actor=console_actor(request),
                 note=form.cleaned_data["note"],
                 preferred_name=form.cleaned_data["preferred_name"],
             )
@@ -127,13 +127,12 @@ class ProductLineAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
 
 
 class VariationAliasForm(forms.Form):
-    vertical = forms.ChoiceField(choices=VariationAlias._meta.get_field("vertical").choices)
+    # The model fields' own choices, named directly: ``_meta.get_field`` may return a relation.
+    vertical = forms.ChoiceField(choices=Vertical.choices)
     raw = forms.CharField(label="Wording as seen", max_length=200)
     canonical = forms.CharField(label="Means (canonical variation)", max_length=100)
     display = forms.CharField(required=False, max_length=200)
-    kind = forms.ChoiceField(
-        required=False, choices=[("", "—"), *VariationAlias._meta.get_field("kind").choices]
-    )
+    kind = forms.ChoiceField(required=False, choices=[("", "—"), *VariationKind.choices])
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
 
 
@@ -161,7 +160,7 @@ class VariationAliasAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmi
                     canonical=data["canonical"],
                     display=data["display"],
                     kind=data["kind"],
-                    actor=request_actor(request),
+                    actor=console_actor(request),
                     note=data["note"],
                 )
             except ValidationError as error:

@@ -3,6 +3,9 @@ permission and the note and reason forms."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
 from django import forms
 from django.core.exceptions import PermissionDenied
 from django.db import models
@@ -17,7 +20,9 @@ class CuratedHistoryAdmin(SimpleHistoryAdmin):
 
     history_list_display = ["history_change_reason"]
     # The read-only history form is still a model form; say which scheme a bare URL means.
-    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    formfield_overrides: ClassVar[Mapping[type[models.Field[Any, Any]], Mapping[str, Any]]] = {
+        models.URLField: {"assume_scheme": "https"}
+    }
 
     def revert_disabled(self, request, obj=None) -> bool:
         return True

@@ -24,8 +24,8 @@ from omnium.console import (
     admin_link,
     confirm_page,
     confirmed_form,
+    console_actor,
     error_text,
-    request_actor,
 )
 
 
@@ -50,7 +50,7 @@ def _listing_action(modeladmin, request, queryset, *, action, title, question, v
             for listing in queryset:
                 try:
                     call(listing=listing, reason=form.cleaned_data["reason"],
-                         actor=request_actor(request), **extra)  # fmt: skip
+                         actor=console_actor(request), **extra)  # fmt: skip
                     done += 1
                 except ValidationError as error:
                     modeladmin.message_user(
@@ -186,7 +186,7 @@ class FxRateAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             rate_to_usd=data["rate_to_usd"],
             as_of=data["as_of"],
             source=data["source"],
-            actor=request_actor(request),
+            actor=console_actor(request),
         )
         # The admin continues with ``obj`` (its log entry and redirect need the key).
         obj.pk = saved.pk

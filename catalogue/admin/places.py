@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 
 from catalogue.models import AirportHours, Location, Retailer
 from catalogue.services import location_set_visible
-from omnium.console import ReadOnlyAdmin, confirm_page, request_actor
+from omnium.console import ReadOnlyAdmin, confirm_page, console_actor
 
 
 @admin.register(Retailer)
@@ -33,7 +33,7 @@ def _set_visible(modeladmin, request, queryset, *, visible: bool):
     changed = 0
     for location in queryset:
         try:
-            location_set_visible(location=location, visible=visible, actor=request_actor(request))
+            location_set_visible(location=location, visible=visible, actor=console_actor(request))
             changed += 1
         except ValidationError as exc:
             modeladmin.message_user(request, f"{location}: {exc.messages[0]}", messages.ERROR)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
@@ -17,9 +19,17 @@ from omnium.console import (
     admin_link,
     confirm_page,
     confirmed_form,
+    console_actor,
     error_text,
-    request_actor,
 )
+
+if TYPE_CHECKING:
+    # Typing-only: django-stubs' helper for a model row carrying queryset annotations.
+    from django_stubs_ext import WithAnnotations
+
+
+class _ListingCount(TypedDict):
+    listings_n: int
 
 
 class ListingInline(admin.TabularInline):
@@ -28,8 +38,14 @@ class ListingInline(admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = True
-    fields = ["location", "source_sku", "listed_name", "latest_price", "latest_seen"]
-    readonly_fields = fields
+    # One tuple for both: every shown column is read-only (and fits both attributes' types).
+    fields = readonly_fields = (
+        "location",
+        "source_sku",
+        "listed_name",
+        "latest_price",
+        "latest_seen",
+    )
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -62,7 +78,7 @@ class MergeForm(NoteForm):
         self.fields["survivor"].choices = [(str(p.pk), self.describe(p)) for p in products]
 
     @staticmethod
-    def describe(p: Product) -> str:
+    def describe(p: WithAnnotations[Product, _ListingCount]) -> str:
         return f"{p} · {p.brand or '—'} · barcode {p.gtin or 'none'} · {p.listings_n} listing(s)"
 
 
@@ -124,7 +140,7 @@ class ProductAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
                     product=products[0],
                     field=form.cleaned_data["field"],
                     value=form.cleaned_data["value"],
-                    actor=request_actor(request),
+                    actor=console_actor(request),
                     reason=form.cleaned_data["reason"],
                 )
             except ValidationError as error:
@@ -174,7 +190,7 @@ class ProductAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
                 product_merge(
                     loser=loser,
                     survivor=survivor,
-                    actor=request_actor(request),
+                    actor=console_actor(request),
                     note=form.cleaned_data["note"],
                     confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],
                 )
@@ -222,7 +238,7 @@ class ProductMergeAdmin(ReadOnlyAdmin):
             for merge in queryset.order_by("-merged_at"):
                 try:
                     product_unmerge(
-                        merge=merge, actor=request_actor(request), note=form.cleaned_data["note"]
+                        merge=merge, actor=console_actor(request), note=form.cleaned_data["note"]
                     )
                     undone += 1
                 except ValidationError as error:

@@ -8,7 +8,7 @@ from django.contrib import admin, messages
 from catalogue.admin.common import CuratedHistoryAdmin, CurationPermissions, ReasonForm
 from catalogue.models import Award, Override, Reverification, VerificationCheck, VerificationRun
 from catalogue.services import override_remove
-from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, request_actor
+from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, console_actor
 
 
 @admin.register(Override)
@@ -26,7 +26,7 @@ class OverrideAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
         if form.is_bound and form.is_valid():
             done = 0
             for override in queryset:
-                override_remove(override=override, actor=request_actor(request),
+                override_remove(override=override, actor=console_actor(request),
                                 reason=form.cleaned_data["reason"])  # fmt: skip
                 done += 1
             self.message_user(request, f"Withdrew {done} override(s).", messages.SUCCESS)

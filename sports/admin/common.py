@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from django import forms
 from django.contrib import admin, messages
@@ -11,8 +11,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 
-from omnium.console import confirm_page, confirmed_form, error_text, request_actor
+from omnium.console import confirm_page, confirmed_form, console_actor, error_text
 from sports.models import Participant
+from sports.services.common import Actor
 
 
 class MergeForm(forms.Form):
@@ -31,12 +32,18 @@ class MergeForm(forms.Form):
         field.label_from_instance = describe
 
 
+class MergeWrite(Protocol):
+    """A merge service as the shared flow calls it: the rows, who, and the person's note."""
+
+    def __call__(self, *, loser: Any, survivor: Any, actor: Actor, note: str) -> object: ...
+
+
 def merge_action(
     modeladmin: admin.ModelAdmin,
     request: HttpRequest,
     queryset,
     *,
-    merge: Callable[..., Any],
+    merge: MergeWrite,
     describe: Callable[[Any], str],
     question: str,
 ) -> HttpResponse | None:
@@ -66,7 +73,7 @@ def merge_action(
                 merge(
                     loser=loser,
                     survivor=survivor,
-                    actor=request_actor(request),
+                    actor=console_actor(request),
                     note=form.cleaned_data["note"],
                 )
     except ValidationError as error:

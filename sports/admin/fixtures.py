@@ -18,8 +18,8 @@ from omnium.console import (
     ServiceErrorsMixin,
     confirm_page,
     confirmed_form,
+    console_actor,
     error_text,
-    request_actor,
 )
 from sports.admin.common import become, merge_action
 from sports.models import Fixture, FixtureAmendment, FixtureCompetitor
@@ -31,6 +31,7 @@ from sports.services import (
     fixture_pin,
     fixture_unpin,
 )
+from sports.services.common import Actor
 from sports.services.fixtures import AMENDABLE, PINNABLE
 
 
@@ -61,7 +62,10 @@ class FixtureCreateForm(forms.ModelForm):
         self.fields["archetype"].help_text = "Defaults to the sport's archetype."
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        # Django's clean() returns cleaned_data (its stub allows None for subclasses that
+        # return nothing); read the attribute itself.
+        super().clean()
+        data = self.cleaned_data
         competition, sport = data.get("competition"), data.get("sport")
         if competition is None:
             return data
@@ -108,7 +112,10 @@ class FixtureAmendForm(forms.ModelForm):
         return {name: self.cleaned_data[name] for name in self.changed_data if name in AMENDABLE}
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        # Django's clean() returns cleaned_data (its stub allows None for subclasses that
+        # return nothing); read the attribute itself.
+        super().clean()
+        data = self.cleaned_data
         if self.amended() and not data.get("reason", "").strip():
             self.add_error("reason", "Say why: every amendment keeps its reason.")
         seen = data.get("seen_version")
@@ -152,10 +159,10 @@ class CompetitorInline(admin.TabularInline):
     show_change_link = False
 
     @admin.display(description="side")
-    def side(self, obj: FixtureCompetitor) -> str:
-        if obj.parent_id is None:
-            return "—"
+    def side(self, obj: FixtureCompetitor) -> str | None:
         parent = obj.parent
+        if parent is None:
+            return "—"
         return str(parent.participant) if parent.participant_id else parent.placeholder_label
 
     def get_queryset(self, request):
@@ -285,7 +292,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
                 fixture_amend(
                     fixture=obj,
                     changes=changes,
-                    actor=request_actor(request),
+                    actor=console_actor(request),
                     reason=form.cleaned_data["reason"].strip(),
                     pin=form.cleaned_data["pin"],
                 )
@@ -301,7 +308,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             scheduled_start=data["scheduled_start"],
             venue=data["venue"],
             coverage_tier=data["coverage_tier"],
-            actor=request_actor(request),
+            actor=console_actor(request),
         )
         become(obj, fixture)
 
@@ -310,7 +317,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
     @admin.action(description="Merge into one of them…", permissions=["change"])
     def merge(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        def merge(*, loser, survivor, actor, note):
+        def merge(*, loser: Fixture, survivor: Fixture, actor: Actor, note: str) -> None:
             fixture_merge(loser=loser, survivor=survivor, actor=actor, reason=note)
 
         return merge_action(
@@ -342,7 +349,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
         with transaction.atomic():
             for fixture in queryset:
                 service(
-                    fixture=fixture, fields=form.cleaned_data["names"], actor=request_actor(request)
+                    fixture=fixture, fields=form.cleaned_data["names"], actor=console_actor(request)
                 )
         self.message_user(
             request, f"{verb.capitalize()}ned fields on {queryset.count()} fixture(s)."
@@ -385,7 +392,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             fixture_award(
                 fixture=fixture,
                 winner=winner,
-                actor=request_actor(request),
+                actor=console_actor(request),
                 reason=form.cleaned_data["reason"],
             )
         except ValidationError as error:

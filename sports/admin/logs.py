@@ -3,13 +3,15 @@ adjustments (appended through their service)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin, ServiceErrorsMixin, request_actor
+from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin, ServiceErrorsMixin, console_actor
 from sports.admin.common import become
 from sports.models import (
     EntityType,
@@ -106,7 +108,8 @@ class ExternalIdMapAdmin(ReadOnlyAdmin):
     show_full_result_count = False
     paginator = EstimatedCountPaginator
 
-    TARGETS = {
+    # Keyed by the stored value: ``entity_type`` reads back as a plain str.
+    TARGETS: ClassVar[dict[str, str]] = {
         EntityType.SPORT: "sport",
         EntityType.COMPETITION: "competition",
         EntityType.FIXTURE: "fixture",
@@ -160,6 +163,6 @@ class PointsAdjustmentAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             participant=data["participant"],
             points=data["points"],
             reason=data["reason"],
-            actor=request_actor(request),
+            actor=console_actor(request),
         )
         become(obj, adjustment)

@@ -8,7 +8,7 @@ from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 
-from omnium.console import EstimatedCountPaginator, ServiceErrorsMixin, admin_link, request_actor
+from omnium.console import EstimatedCountPaginator, ServiceErrorsMixin, admin_link, console_actor
 from sports.admin.common import become, merge_action
 from sports.models import EntityType, ExternalIdMap, Participant, ParticipantAlias
 from sports.services import participant_create, participant_merge, participant_update
@@ -144,7 +144,7 @@ class ParticipantAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             }
             become(
                 obj,
-                participant_update(participant=obj, changes=changes, actor=request_actor(request)),
+                participant_update(participant=obj, changes=changes, actor=console_actor(request)),
             )
             return
         data = form.cleaned_data
@@ -156,7 +156,7 @@ class ParticipantAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             sport=data["sport"],
             code=data["code"] or None,
             meta=data["meta"],
-            actor=request_actor(request),
+            actor=console_actor(request),
         )
         if not created:
             self.message_user(

@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.http import HttpRequest
 
-from omnium.console import ServiceErrorsMixin, request_actor
+from omnium.console import ServiceErrorsMixin, console_actor
 from sports.admin.common import become
 from sports.models import Sport, SportDefinitionVersion, Venue
 from sports.plugins.registry import get_plugin
@@ -69,7 +69,7 @@ class SportDefinitionVersionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if change:
             saved = sport_definition_notes_set(
-                definition=obj, notes=form.cleaned_data["notes"], actor=request_actor(request)
+                definition=obj, notes=form.cleaned_data["notes"], actor=console_actor(request)
             )
             become(obj, saved)
             return
@@ -77,7 +77,7 @@ class SportDefinitionVersionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
         published = sport_definition_publish(
             sport=data["sport"],
             plugin=data["plugin"],
-            actor=request_actor(request),
+            actor=console_actor(request),
             meta_schema=data["meta_schema"] or None,
             format_schema=data["format_schema"] or None,
             status_codes=data["status_codes"] or None,

@@ -18,8 +18,8 @@ from omnium.console import (
     admin_link,
     confirm_page,
     confirmed_form,
+    console_actor,
     error_text,
-    request_actor,
 )
 from sports.admin.common import become, merge_action
 from sports.models import Competition
@@ -32,6 +32,7 @@ from sports.services import (
     stat_table_rebuild,
     table_kind_for,
 )
+from sports.services.common import Actor
 
 COMPETITION_PLAIN_FIELDS = (
     "code",
@@ -52,7 +53,10 @@ class CompetitionCreateForm(forms.ModelForm):
         fields = ("parent", "sport", *COMPETITION_PLAIN_FIELDS)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        # Django's clean() returns cleaned_data (its stub allows None for subclasses that
+        # return nothing); read the attribute itself.
+        super().clean()
+        data = self.cleaned_data
         parent, sport = data.get("parent"), data.get("sport")
         if parent is not None and parent.sport_id is not None:
             if sport is not None and sport.pk != parent.sport_id:
@@ -146,14 +150,14 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
                 competition_update(
                     node=obj,
                     changes={name: getattr(obj, name) for name in changed},
-                    actor=request_actor(request),
+                    actor=console_actor(request),
                 )
             return
         data = form.cleaned_data
         node = competition_create(
             parent=data["parent"],
             sport=data["sport"],
-            actor=request_actor(request),
+            actor=console_actor(request),
             **{name: data[name] for name in COMPETITION_PLAIN_FIELDS},
         )
         become(obj, node)
@@ -184,7 +188,7 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
                     competition_move(
                         node=node,
                         new_parent=new_parent,
-                        actor=request_actor(request),
+                        actor=console_actor(request),
                         reason=reason,
                     )
         except ValidationError as error:
@@ -210,7 +214,7 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
         with transaction.atomic():
             changed = sum(
                 competition_archive(
-                    node=node, actor=request_actor(request), reason=form.cleaned_data["reason"]
+                    node=node, actor=console_actor(request), reason=form.cleaned_data["reason"]
                 )
                 for node in queryset
             )
@@ -226,7 +230,7 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
     @admin.action(description="Merge into one of them…", permissions=["change"])
     def merge(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        def merge(*, loser, survivor, actor, note):
+        def merge(*, loser: Competition, survivor: Competition, actor: Actor, note: str) -> None:
             competition_merge(loser=loser, survivor=survivor, actor=actor, reason=note)
 
         return merge_action(
