@@ -13,12 +13,17 @@ from django.db.models import Q
 
 from accounts.models import Role
 
-CURATED_APPS = ("sports", "catalogue", "discussions", "ingest")
+CURATED_APPS = ("sports", "catalogue", "curation", "discussions", "ingest")
 _VIEW = {app: ("view",) for app in CURATED_APPS}
 ROLE_RULES: dict[str, dict[str, tuple[str, ...]]] = {
     Role.VIEWER: _VIEW,
     Role.SUBMITTER: {**_VIEW, "ingest": ("view", "add")},
-    Role.REVIEWER: {**_VIEW, "ingest": ("view", "add", "change"), "catalogue": ("view", "change")},
+    Role.REVIEWER: {
+        **_VIEW,
+        "ingest": ("view", "add", "change"),
+        "catalogue": ("view", "change"),
+        "curation": ("view", "change"),
+    },
     Role.EDITOR: {app: ("view", "add", "change") for app in CURATED_APPS},
     Role.ADMIN: {
         **{app: ("view", "add", "change") for app in CURATED_APPS},

@@ -1,8 +1,9 @@
 """The catalogue console: read-mostly. Every curation write (merge and undo, aliases at three
-levels, overrides, listing pins and ignores, deciding queued pairs) is an action or page that
-asks for a note on a confirmation page and calls one service, which writes the audit row.
+levels, overrides, listing pins and ignores) is an action or page that asks for a note on a
+confirmation page and calls one service, which writes the audit row.
 
-Editors curate (merge, alias, override, pin); reviewers decide queued pairs; viewers read.
+Editors curate (merge, alias, override, pin); viewers read. Queued pairs are decided in the
+merge-candidate console (``curation.admin``).
 The curated models keep a history (django-simple-history) naming the person and reason;
 reverting from the history page is off, since it would bypass the services.
 """
@@ -17,7 +18,7 @@ from django.db import connection, models
 from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
@@ -30,8 +31,6 @@ from catalogue.models import (
     FxRate,
     Listing,
     Location,
-    MergeCandidate,
-    MergeLevel,
     Override,
     PriceObservation,
     Product,
@@ -43,19 +42,16 @@ from catalogue.models import (
     VerificationCheck,
     VerificationRun,
 )
-from catalogue.selectors import product_provenance, queue_page
+from catalogue.selectors import product_provenance
 from catalogue.services import (
-    DECIDE_PERMISSION,
     EDIT_PERMISSION,
     brand_alias_apply,
-    candidate_sides,
     line_alias_apply,
     listing_ignore,
     listing_pin,
     listing_unignore,
     listing_unpin,
     location_set_visible,
-    merge_candidate_resolve,
     override_remove,
     override_set,
     product_merge,
@@ -801,136 +797,3 @@ class ProductMergeAdmin(ReadOnlyAdmin):
             verb="Undo",
             form=form,
         )
-
-
-class DecideForm(NoteForm):
-    survivor = forms.ChoiceField(
-        widget=forms.RadioSelect, required=False, label="Keep this one (accepting only)"
-    )
-    confirm_two_barcodes = forms.BooleanField(
-        required=False,
-        label="They carry different barcodes and I have checked they are one product",
-    )
-
-    def __init__(self, *args, sides=(), **kwargs):
-        super().__init__(*args, **kwargs)
-        if sides:
-            self.fields["survivor"].choices = [(str(x.pk), str(x)) for x in sides if x]
-        else:
-            del self.fields["survivor"]
-
-
-@admin.register(MergeCandidate)
-class MergeCandidateAdmin(ReadOnlyAdmin):
-    """The queue, highest score first; a person accepts (the merge or alias is applied in
-    the same step) or rejects each pair with a note. The side-by-side page is ``queue/``."""
-
-    list_display = ["level", "left_side", "right_side", "score", "why", "status", "decided_by"]
-    list_filter = ["level", "status"]
-    list_select_related = ["decided_by"]
-    show_full_result_count = False
-    actions = ["accept_candidates", "reject_candidates"]
-    queue_page_size = 25
-
-    def get_urls(self):
-        queue = path(
-            "queue/", self.admin_site.admin_view(self.queue_view), name="catalogue_candidate_queue"
-        )
-        return [queue, *super().get_urls()]
-
-    def changelist_view(self, request, extra_context=None):
-        extra_context = {
-            **(extra_context or {}),
-            "queue_url": reverse("admin:catalogue_candidate_queue"),
-        }
-        return super().changelist_view(request, extra_context)
-
-    @admin.display(description="left")
-    def left_side(self, obj) -> str:
-        return str(obj.left_id)[:8]
-
-    @admin.display(description="right")
-    def right_side(self, obj) -> str:
-        return str(obj.right_id)[:8]
-
-    def has_decide_permission(self, request) -> bool:
-        return request.user.has_perm(DECIDE_PERMISSION)
-
-    def queue_view(self, request):
-        """Both sides of each open pair, highest score first, for one level at a time."""
-        if not self.has_view_permission(request):
-            raise PermissionDenied
-        level = request.GET.get("level", "product")
-        if level not in MergeLevel.values:
-            level = "product"
-        try:
-            page = max(1, int(request.GET.get("page", "1")))
-        except ValueError:
-            page = 1
-        size = self.queue_page_size
-        rows, total = queue_page(level, limit=size, offset=(page - 1) * size)
-        return TemplateResponse(
-            request,
-            "catalogue/admin/candidate_queue.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": f"Merge candidates: {MergeLevel(level).label.lower()}s",
-                "opts": self.model._meta,
-                "level": level,
-                "levels": MergeLevel.choices,
-                "rows": rows,
-                "total": total,
-                "page": page,
-                "previous_page": page - 1 if page > 1 else None,
-                "next_page": page + 1 if page * size < total else None,
-                "can_decide": self.has_decide_permission(request),
-                "changelist_url": reverse("admin:catalogue_mergecandidate_changelist"),
-            },
-        )
-
-    def _decide(self, request, queryset, *, accept: bool):
-        verb = "Accept" if accept else "Reject"
-        bound = "confirm" in request.POST
-        candidates = list(queryset[:2])
-        sides = candidate_sides(candidates[0]) if accept and len(candidates) == 1 else ()
-        form = DecideForm(request.POST if bound else None, sides=sides)
-        if bound and form.is_valid():
-            decided = 0
-            for candidate in queryset:
-                try:
-                    merge_candidate_resolve(
-                        candidate=candidate,
-                        accept=accept,
-                        actor=actor(request),
-                        note=form.cleaned_data["note"],
-                        survivor_id=form.cleaned_data.get("survivor") or None,
-                        confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],
-                    )
-                    decided += 1
-                except ValidationError as error:
-                    self.message_user(request, f"{candidate}: {_error_text(error)}", messages.ERROR)
-            self.message_user(request, f"{verb}ed {decided} candidate(s).", messages.SUCCESS)
-            return None
-        return _confirm_page(
-            self,
-            request,
-            queryset,
-            action="accept_candidates" if accept else "reject_candidates",
-            title=f"{verb} candidates",
-            question=f"{verb} these pairs? A decided pair is never proposed again."
-            + (
-                " Accepting merges the products (or aliases the brand or line) now."
-                if accept
-                else ""
-            ),
-            verb=verb,
-            form=form,
-        )
-
-    @admin.action(description="Accept the selected pairs…", permissions=["decide"])
-    def accept_candidates(self, request, queryset):
-        return self._decide(request, queryset, accept=True)
-
-    @admin.action(description="Reject the selected pairs…", permissions=["decide"])
-    def reject_candidates(self, request, queryset):
-        return self._decide(request, queryset, accept=False)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
@@ -31,8 +30,6 @@ from catalogue.models import (
     FxRate,
     Listing,
     Location,
-    MergeCandidate,
-    MergeLevel,
     ObservationSourceKind,
     Override,
     PriceObservation,
@@ -43,12 +40,13 @@ from catalogue.models import (
     Retailer,
     VariationAlias,
 )
+from curation.models import MergeCandidate, MergeLevel
+from curation.services import merge_candidates_supersede
 
 CENT = Decimal("0.01")
 # Who may do what, as role-group permissions: editors curate (merge, alias, override, pin),
-# reviewers decide queued pairs, viewers read.
+# viewers read. Deciding queued pairs is ``curation.services.DECIDE_PERMISSION``.
 EDIT_PERMISSION = "catalogue.add_productmerge"
-DECIDE_PERMISSION = "catalogue.change_mergecandidate"
 
 
 def _by(obj: models.Model, actor, reason: str | None):
@@ -1164,197 +1162,6 @@ def product_unmerge(*, merge: ProductMerge, actor, note: str) -> ProductMerge:
     return merge
 
 
-# --- The merge-candidate queue ----------------------------------------------------------
-
-
-@transaction.atomic
-def merge_candidate_propose(
-    *, level: str, left_id, right_id, score: float | None, why: str, actor=None
-) -> MergeCandidate:
-    """Queue a pair for a person, or return the row already held for it.
-
-    An open row takes the newer score and reason; a decided (or superseded) pair is never
-    touched again, so a rule cannot bring back what a person rejected. ``actor`` is None
-    when a rule proposes.
-    """
-    if not (why or "").strip():
-        raise ValidationError({"why": "Say in one line why the pair looks like one."})
-    # Python orders UUIDs by their 128-bit value, as PostgreSQL does: the check agrees.
-    left_id, right_id = sorted(uuid.UUID(str(x)) for x in (left_id, right_id))
-    if left_id == right_id:
-        raise ValidationError("A pair needs two different rows.")
-    # ON CONFLICT DO NOTHING: two suggest runs proposing one pair at once both succeed.
-    MergeCandidate.objects.bulk_create(
-        [
-            MergeCandidate(
-                level=level,
-                left_id=left_id,
-                right_id=right_id,
-                score=score,
-                why=why,
-                detected_at=timezone.now(),
-            )
-        ],
-        ignore_conflicts=True,
-    )
-    candidate = MergeCandidate.objects.select_for_update().get(
-        level=level, left_id=left_id, right_id=right_id
-    )
-    if candidate.status == MergeCandidate.Status.OPEN and (candidate.score, candidate.why) != (
-        score,
-        why,
-    ):
-        candidate.score, candidate.why = score, why
-        candidate.save(update_fields=["score", "why"])
-    return candidate
-
-
-@transaction.atomic
-def merge_candidate_decide(
-    *, candidate: MergeCandidate, accept: bool, actor, note: str
-) -> MergeCandidate:
-    """Record a person's decision on an open candidate.
-
-    Holds a row lock on the candidate and re-reads its status under it: two reviewers
-    deciding at once are serialised, the first decision stands and the second is refused,
-    so exactly one decision (and one audit row) is recorded. Accepting records the
-    decision only; the merge or alias itself is its own service call.
-    """
-    if not (note or "").strip():
-        raise ValidationError({"note": "Say why you decided this way."})
-    candidate = MergeCandidate.objects.select_for_update().get(pk=candidate.pk)
-    if candidate.status != MergeCandidate.Status.OPEN:
-        raise ValidationError(
-            f"This pair was already decided ({candidate.get_status_display().lower()})."
-        )
-    candidate.status = MergeCandidate.Status.ACCEPTED if accept else MergeCandidate.Status.REJECTED
-    candidate.decided_by = actor
-    candidate.decided_at = timezone.now()
-    candidate.decision_note = note
-    candidate.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
-    audit_record(
-        actor=actor,
-        action="merge_candidate.decide",
-        entity=candidate,
-        key=candidate.pk,
-        detail={
-            "level": candidate.level,
-            "left": candidate.left_id,
-            "right": candidate.right_id,
-            "decision": candidate.status,
-            "note": note,
-        },
-    )
-    return candidate
-
-
-# --- Suggestions: rules propose, people decide ------------------------------------------
-
-
-@dataclass
-class SuggestReport:
-    proposed: int = 0
-    refreshed: int = 0
-    already_decided: int = 0
-    superseded: int = 0
-    by_rule: dict[str, int] = field(default_factory=dict)
-
-    def line(self) -> str:
-        rules = ", ".join(f"{k} {v}" for k, v in sorted(self.by_rule.items())) or "none"
-        return (
-            f"suggest: {self.proposed} new candidate(s), {self.refreshed} open ones refreshed, "
-            f"{self.already_decided} already decided by a person (left alone), "
-            f"{self.superseded} closed as superseded; by rule: {rules}"
-        )
-
-
-def candidate_model(level: str) -> type[models.Model]:
-    """The table a queued pair's ids point into, by level."""
-    if level == MergeLevel.PARTICIPANT:
-        return apps.get_model("sports", "Participant")
-    return {MergeLevel.BRAND: Brand, MergeLevel.LINE: ProductLine, MergeLevel.PRODUCT: Product}[
-        level
-    ]
-
-
-def _gone_ids(level: str, ids: set) -> set:
-    """Which of ``ids`` no longer stand alone at ``level``: merged, aliased or deleted."""
-    model = candidate_model(level)
-    standing = model.objects.filter(pk__in=ids)
-    if level in (MergeLevel.PRODUCT, MergeLevel.PARTICIPANT):
-        standing = standing.filter(merged_into__isnull=True)
-    else:
-        standing = standing.filter(canonical__isnull=True)
-    return ids - set(standing.values_list("pk", flat=True))
-
-
-@transaction.atomic
-def merge_candidates_supersede(*, actor=None) -> int:
-    """Close every open pair one side of which was merged or aliased away since it was
-    queued. A rule closes it, so it names no one; a person's decision is never touched."""
-    open_rows = list(
-        MergeCandidate.objects.select_for_update()
-        .filter(status=MergeCandidate.Status.OPEN)
-        .values_list("pk", "level", "left_id", "right_id")
-    )
-    closing = []
-    for level in MergeLevel.values:
-        rows = [r for r in open_rows if r[1] == level]
-        gone = _gone_ids(level, {x for r in rows for x in r[2:]})
-        closing += [r[0] for r in rows if r[2] in gone or r[3] in gone]
-    return MergeCandidate.objects.filter(pk__in=closing).update(
-        status=MergeCandidate.Status.SUPERSEDED, decided_at=timezone.now()
-    )
-
-
-@transaction.atomic
-def candidates_suggest(*, actor=None, progress: Callable[[int], None] | None = None):
-    """Derive brand, line and product pairs by rule (``catalogue.suggest``) and queue them.
-
-    First closes pairs whose side went away; then each proposal goes through the same path
-    as ``merge_candidate_propose``: a new pair is queued, an open one takes the newer score
-    and reason, and a pair a person decided is left exactly as it is. Safe to repeat.
-    """
-    from catalogue.suggest import all_proposals
-
-    report = SuggestReport(superseded=merge_candidates_supersede(actor=actor))
-    # Read without locks: a reviewer deciding meanwhile is not held up, and the refresh
-    # below only ever touches a row that is still open (checked in the UPDATE itself).
-    held = {
-        (c.level, str(c.left_id), str(c.right_id)): c
-        for c in MergeCandidate.objects.only(
-            "level", "left_id", "right_id", "status", "score", "why"
-        )
-    }
-    new = []
-    for n, proposal in enumerate(all_proposals(), start=1):
-        report.by_rule[proposal.rule] = report.by_rule.get(proposal.rule, 0) + 1
-        candidate = held.get(proposal.pair)
-        if candidate is None:
-            level, left, right = proposal.pair
-            new.append(
-                MergeCandidate(
-                    level=level,
-                    left_id=left,
-                    right_id=right,
-                    score=proposal.score,
-                    why=proposal.why,
-                    detected_at=timezone.now(),
-                )
-            )
-        elif candidate.status != MergeCandidate.Status.OPEN:
-            report.already_decided += 1
-        elif (candidate.score, candidate.why) != (proposal.score, proposal.why):
-            report.refreshed += MergeCandidate.objects.filter(
-                pk=candidate.pk, status=MergeCandidate.Status.OPEN
-            ).update(score=proposal.score, why=proposal.why)
-        if progress:
-            progress(n)
-    created = MergeCandidate.objects.bulk_create(new, ignore_conflicts=True, batch_size=1000)
-    report.proposed = len(created)
-    return report
-
-
 # --- Aliases at three levels: a person's decision, followed by every reader --------------
 
 
@@ -1729,85 +1536,3 @@ def override_remove(*, override: Override, actor, reason: str) -> None:
         key=override.entity_key,
         detail={"field": override.field, "value": override.value, "reason": reason},
     )
-
-
-# --- Deciding a queued pair and applying it in one step ---------------------------------
-
-
-def candidate_sides(candidate: MergeCandidate) -> tuple:
-    model = candidate_model(candidate.level)
-    rows = {x.pk: x for x in model.objects.filter(pk__in=[candidate.left_id, candidate.right_id])}
-    return rows.get(candidate.left_id), rows.get(candidate.right_id)
-
-
-def candidate_default_survivor(candidate: MergeCandidate):
-    """Which side a merge or alias keeps unless the person says otherwise: for participants
-    the older row; for products the one with a house, then more listings, then a barcode,
-    then the older; for brands the new
-    name of a known rebrand, else the house with more products; for lines the shorter one
-    (its words are within the other's), else the one with more products."""
-    from catalogue.suggest import KNOWN_REBRANDS
-
-    left, right = candidate_sides(candidate)
-    if left is None or right is None:
-        return left or right
-    if candidate.level == MergeLevel.PRODUCT:
-
-        def rank(p):
-            housed = not p.match_key.startswith(f"{UNKNOWN}|")
-            return (housed, p.listings.count(), bool(p.gtin), -p.created_at.timestamp())
-
-        return max((left, right), key=rank)
-    if candidate.level == MergeLevel.PARTICIPANT:
-        return min((left, right), key=lambda x: (x.created_at, str(x.pk)))
-    if candidate.level == MergeLevel.BRAND:
-        for old, new, _ in KNOWN_REBRANDS:
-            if {left.slug, right.slug} == {old, new}:
-                return left if left.slug == new else right
-        return max((left, right), key=lambda b: (b.products.count(), -len(b.slug)))
-    return min((left, right), key=lambda x: (len(x.key.split()), -x.products.count()))
-
-
-@transaction.atomic
-def merge_candidate_resolve(
-    *,
-    candidate: MergeCandidate,
-    accept: bool,
-    actor,
-    note: str,
-    survivor_id=None,
-    confirm_two_barcodes: bool = False,
-) -> MergeCandidate:
-    """A person's decision on a queued pair, applied: accepting merges the two products (or
-    aliases the brand or line into the kept one), rejecting records that they are two. The
-    decision and its merge or alias stand or fall together (one transaction)."""
-    candidate = merge_candidate_decide(candidate=candidate, accept=accept, actor=actor, note=note)
-    if not accept:
-        return candidate
-    left, right = candidate_sides(candidate)
-    if left is None or right is None:
-        raise ValidationError("One side of this pair no longer exists.")
-    if survivor_id is None:
-        survivor = candidate_default_survivor(candidate)
-    else:
-        survivor = {str(left.pk): left, str(right.pk): right}.get(str(survivor_id))
-        if survivor is None:
-            raise ValidationError({"survivor": "Keep one of the two sides of the pair."})
-    loser = right if survivor.pk == left.pk else left
-    if candidate.level == MergeLevel.PRODUCT:
-        product_merge(
-            loser=loser,
-            survivor=survivor,
-            actor=actor,
-            note=note,
-            confirm_two_barcodes=confirm_two_barcodes,
-        )
-    elif candidate.level == MergeLevel.PARTICIPANT:
-        from sports.services.participants import participant_merge
-
-        participant_merge(loser=loser, survivor=survivor, actor=actor, note=note)
-    elif candidate.level == MergeLevel.BRAND:
-        brand_alias_apply(alias=loser, canonical=survivor, actor=actor, note=note)
-    else:
-        line_alias_apply(alias=loser, canonical=survivor, actor=actor, note=note)
-    return candidate

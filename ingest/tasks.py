@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from catalogue.tasks import suggest_candidates
+from curation.tasks import suggest_candidates
 from ingest.collectors.services import SourceDisabled, source_collect
 from ingest.models import RunStatus, Source
 

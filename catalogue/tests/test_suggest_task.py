@@ -4,8 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from catalogue.models import MergeCandidate
 from catalogue.tests.factories import LocationFactory
+from curation.models import MergeCandidate
 from ingest import tasks
 from ingest.models import Source
 
@@ -62,7 +62,7 @@ def test_a_real_worker_queues_candidates_after_collecting(celery_worker_process,
         args=[str(source.pk)], queue=celery_worker_process.queue
     )
     assert result.get(timeout=120)["status"] == "succeeded"
-    from catalogue.tasks import suggest_candidates
+    from curation.tasks import suggest_candidates
 
     # The collection sent suggest on the worker's queue; run one more to wait for it.
     done = suggest_candidates.apply_async(queue=celery_worker_process.queue).get(timeout=120)

@@ -3,8 +3,9 @@
 The rule: the same normalised name, type and country under one sport, each row known to an
 outside source by an id of its own. Such rows were kept apart on purpose (a source with
 lasting ids never joins namesakes by guess), so only a person may say they are one. The
-pairs wait in the catalogue's merge-candidate queue at level ``participant``; accepting one
-calls ``participant_merge``, so the merged row's outside ids keep resolving.
+pairs wait in the merge-candidate queue (``curation``) at level ``participant``, which this
+module registers from ``SportsConfig.ready()``; accepting one calls ``participant_merge``,
+so the merged row's outside ids keep resolving.
 """
 
 from __future__ import annotations
@@ -14,8 +15,14 @@ from itertools import combinations
 
 from django.db import transaction
 
+from curation.models import MergeCandidate, MergeLevel
+from curation.registry import LevelResolver, Proposal, level_register, proposer_register
+from curation.services import merge_candidate_propose, merge_candidates_supersede
 from sports.identity import normalise_name
 from sports.models import EntityType, ExternalIdMap, Participant, ParticipantSport
+from sports.services.participants import participant_merge
+
+SIDE_TEMPLATE = "admin/sports/participant_candidate_side.html"
 
 # A name shared by more rows than this is common (a "J. Smith"): pair with the oldest only.
 ALL_PAIRS_LIMIT = 6
@@ -68,13 +75,18 @@ def participant_pairs() -> list[tuple[object, object, float, str]]:
     return sorted(pairs.values(), key=lambda p: (-p[2], str(p[0])))
 
 
+def participant_proposals() -> list[Proposal]:
+    """The look-alike pairs as the queue's proposals (rule ``participant``)."""
+    return [
+        Proposal(MergeLevel.PARTICIPANT, left, right, score, why, "participant")
+        for left, right, score, why in participant_pairs()
+    ]
+
+
 @transaction.atomic
 def participant_candidates_suggest(*, actor=None) -> int:
     """Queue every look-alike pair for a person; returns how many are new. A decided pair is
     never proposed again, and pairs whose side was merged away are closed."""
-    from catalogue.models import MergeCandidate, MergeLevel
-    from catalogue.services import merge_candidate_propose, merge_candidates_supersede
-
     merge_candidates_supersede(actor=actor)
     before = MergeCandidate.objects.filter(level=MergeLevel.PARTICIPANT).count()
     for left, right, score, why in participant_pairs():
@@ -82,3 +94,46 @@ def participant_candidates_suggest(*, actor=None) -> int:
             level=MergeLevel.PARTICIPANT, left_id=left, right_id=right, score=score, why=why
         )
     return MergeCandidate.objects.filter(level=MergeLevel.PARTICIPANT).count() - before
+
+
+def _gone(ids: set) -> set:
+    standing = Participant.objects.filter(pk__in=ids, merged_into__isnull=True)
+    return ids - set(standing.values_list("pk", flat=True))
+
+
+def _older(left: Participant, right: Participant) -> Participant:
+    """An accepted pair keeps the older row."""
+    return min((left, right), key=lambda x: (x.created_at, str(x.pk)))
+
+
+def _apply(*, loser, survivor, actor, note: str, confirm_two_barcodes: bool) -> None:
+    participant_merge(loser=loser, survivor=survivor, actor=actor, note=note)
+
+
+def describe_participants(ids: set) -> dict:
+    """Each side with its sport and the outside ids it is known by (two queries)."""
+    outside: dict = {}
+    for internal_id, source, external_id in ExternalIdMap.objects.filter(
+        internal_id__in=ids
+    ).values_list("internal_id", "source_code", "external_id"):
+        outside.setdefault(internal_id, []).append(f"{source}:{external_id}")
+    sides = list(Participant.objects.filter(pk__in=ids).select_related("sport"))
+    for side in sides:
+        side.outside_ids = sorted(outside.get(side.pk, []))
+    return {side.pk: side for side in sides}
+
+
+def register() -> None:
+    """Called from ``SportsConfig.ready()``."""
+    level_register(
+        LevelResolver(
+            level=MergeLevel.PARTICIPANT,
+            model=Participant,
+            gone=_gone,
+            default_survivor=_older,
+            apply=_apply,
+            describe=describe_participants,
+            side_template=SIDE_TEMPLATE,
+        )
+    )
+    proposer_register("sports", participant_proposals)
