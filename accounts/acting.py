@@ -13,6 +13,7 @@ from django.http import HttpRequest
 
 from accounts.models import AccountStatus, Role, User
 from accounts.sessions import ACTING_AS_SESSION_KEY
+from omnium.actors import request_acting_as, request_actor
 
 
 def may_act_as_others(user: User) -> bool:
@@ -28,14 +29,10 @@ def request_actors(request) -> Actors:
     """``actor`` = who is really at the keyboard; ``acting_as`` = whom they act as, or None.
 
     Takes a Django request or a DRF one (whose ``user`` may come from its own
-    authentication, not from the session this middleware looked at).
+    authentication, not from the session this middleware looked at). The answer is
+    ``omnium.actors``' (the console kit uses the same), so admin and API name one person.
     """
-    django_request = getattr(request, "_request", request)
-    user = request.user
-    acting = getattr(django_request, "acting_as", None)
-    if acting is not None and user.pk == acting.pk:
-        return {"actor": django_request.real_user, "acting_as": acting}
-    return {"actor": user if user.is_authenticated else None, "acting_as": None}
+    return {"actor": request_actor(request), "acting_as": request_acting_as(request)}
 
 
 class ActingAsMiddleware:
@@ -43,6 +40,7 @@ class ActingAsMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest):
+        # omnium.actors reads these two attributes back by name (REAL_USER_ATTR, ACTING_AS_ATTR).
         request.real_user = request.user
         request.acting_as = None
         target_id = request.session.get(ACTING_AS_SESSION_KEY)

@@ -29,33 +29,7 @@ from accounts.models import (
     EmailSend,
     User,
 )
-
-
-def _reason_confirmation(request: HttpRequest) -> ReasonForm | None:
-    """The intermediate page of an action that needs a person's reason: a bound valid form
-    once confirmed, otherwise None (the caller then renders the page)."""
-    if "confirm" in request.POST:
-        form = ReasonForm(request.POST)
-        if form.is_valid():
-            return form
-    return None
-
-
-def _render_reason_page(modeladmin, request, queryset, *, title: str, action: str):
-    form = ReasonForm(request.POST if "confirm" in request.POST else None)
-    return TemplateResponse(
-        request,
-        "admin/accounts/reason_confirmation.html",
-        {
-            **modeladmin.admin_site.each_context(request),
-            "title": title,
-            "action": action,
-            "queryset": queryset,
-            "form": form,
-            "opts": modeladmin.model._meta,
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-        },
-    )
+from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form
 
 
 class InviteAdminForm(forms.ModelForm):
@@ -138,10 +112,10 @@ class UserAdmin(BaseUserAdmin):
         if queryset.count() != 1:
             self.message_user(request, "Choose exactly one account.", messages.ERROR)
             return None
-        form = _reason_confirmation(request)
-        if form is None:
-            return _render_reason_page(
-                self, request, queryset, title="Act as this account", action="act_as"
+        form = confirmed_form(request, ReasonForm)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self, request, queryset, title="Act as this account", action="act_as", form=form
             )
         try:
             services.acting_as_start(
@@ -162,10 +136,10 @@ class UserAdmin(BaseUserAdmin):
         permissions=["administer"],
     )
     def tombstone(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = _reason_confirmation(request)
-        if form is None:
-            return _render_reason_page(
-                self, request, queryset, title="Delete accounts", action="tombstone"
+        form = confirmed_form(request, ReasonForm)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self, request, queryset, title="Delete accounts", action="tombstone", form=form
             )
         count = 0
         for user in queryset:
@@ -187,7 +161,7 @@ class UserAdmin(BaseUserAdmin):
 
 
 @admin.register(AccountSession)
-class AccountSessionAdmin(admin.ModelAdmin):
+class AccountSessionAdmin(ReadOnlyAdmin):
     """Signed-in browsers. Only the key's digest is here; revoke one with a reason."""
 
     list_display = (
@@ -220,24 +194,15 @@ class AccountSessionAdmin(admin.ModelAdmin):
     def short_digest(self, obj: AccountSession) -> str:
         return obj.key_digest[:12]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
     def has_administer_permission(self, request: HttpRequest) -> bool:
         return may_act_as_others(request.real_user)
 
     @admin.action(description="Revoke (sign out) with a reason", permissions=["administer"])
     def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = _reason_confirmation(request)
-        if form is None:
-            return _render_reason_page(
-                self, request, queryset, title="Revoke sessions", action="revoke"
+        form = confirmed_form(request, ReasonForm)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self, request, queryset, title="Revoke sessions", action="revoke", form=form
             )
         for session in queryset:
             services.session_revoke(
@@ -273,10 +238,15 @@ class AccountGrantAdmin(admin.ModelAdmin):
 
     @admin.action(description="Revoke competition access with a reason", permissions=["administer"])
     def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = _reason_confirmation(request)
-        if form is None:
-            return _render_reason_page(
-                self, request, queryset, title="Revoke competition access", action="revoke"
+        form = confirmed_form(request, ReasonForm)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self,
+                request,
+                queryset,
+                title="Revoke competition access",
+                action="revoke",
+                form=form,
             )
         revoked = 0
         for grant in queryset.select_related("subject_type"):
@@ -299,7 +269,7 @@ class AccountGrantAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(ReadOnlyAdmin):
     """Browse and filter the audit log. Rows are written only by services, never here."""
 
     list_display = ("at", "actor", "acting_as", "action", "entity_type", "entity_key")
@@ -315,32 +285,14 @@ class AuditEntryAdmin(admin.ModelAdmin):
     show_full_result_count = False
     readonly_fields = ("at", "actor", "acting_as", "action", "entity_type", "entity_key", "detail")
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
 
 @admin.register(EmailSend)
-class EmailSendAdmin(admin.ModelAdmin):
+class EmailSendAdmin(ReadOnlyAdmin):
     """The mail caps' ledger, read-only."""
 
     list_display = ("sent_at", "bucket")
     search_fields = ("bucket",)
     show_full_result_count = False
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 # --- API consumers, keys and usage -------------------------------------------------------
@@ -553,10 +505,10 @@ class ApiKeyAdmin(AdministratorsOnly, admin.ModelAdmin):
 
     @admin.action(description="Revoke with a reason", permissions=["administer"])
     def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = _reason_confirmation(request)
-        if form is None:
-            return _render_reason_page(
-                self, request, queryset, title="Revoke API keys", action="revoke"
+        form = confirmed_form(request, ReasonForm)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self, request, queryset, title="Revoke API keys", action="revoke", form=form
             )
         for key in queryset:
             services.api_key_revoke(
@@ -628,10 +580,10 @@ class AccessRequestAdmin(AdministratorsOnly, admin.ModelAdmin):
 
     @admin.action(description="Reject with a reason", permissions=["administer"])
     def reject(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = _reason_confirmation(request)
-        if form is None:
-            return _render_reason_page(
-                self, request, queryset, title="Reject access requests", action="reject"
+        form = confirmed_form(request, ReasonForm)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self, request, queryset, title="Reject access requests", action="reject", form=form
             )
         pending = queryset.filter(status=AccessRequestStatus.PENDING)
         for item in pending:

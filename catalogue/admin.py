@@ -13,17 +13,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
-from django.db import connection, models
+from django.db import models
 from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
-from accounts.acting import request_actors
 from catalogue.models import (
     AirportHours,
     Award,
@@ -58,11 +55,18 @@ from catalogue.services import (
     product_unmerge,
     variation_alias_set,
 )
-
-
-def actor(request):
-    """Who is at the keyboard (while acting as someone, the real person)."""
-    return request_actors(request)["actor"]
+from omnium.console import (
+    EstimatedCountPaginator,
+    ReadOnlyAdmin,
+    admin_link,
+    confirm_page,
+    confirmed_form,
+    error_text,
+    request_actor,
+)
+from omnium.console import confirm_page as _confirm_page
+from omnium.console import error_text as _error_text
+from omnium.console import request_actor as actor
 
 
 class CuratedHistoryAdmin(SimpleHistoryAdmin):
@@ -82,46 +86,6 @@ class CuratedHistoryAdmin(SimpleHistoryAdmin):
         return super().history_form_view(request, object_id, version_id, extra_context)
 
 
-class EstimatedCountPaginator(Paginator):
-    """Counting 10M rows on every changelist page is the slow part: an unfiltered list
-    reads the planner's estimate instead."""
-
-    @cached_property
-    def count(self) -> int:
-        query = self.object_list.query
-        if query.where:
-            return super().count
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT reltuples::bigint FROM pg_class WHERE relname = %s",
-                [self.object_list.model._meta.db_table],
-            )
-            row = cursor.fetchone()
-        estimate = int(row[0]) if row else -1
-        return super().count if estimate < 10_000 else estimate
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows written by collectors and rules: people read them here, services write them."""
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
-def admin_link(obj, label=None) -> str:
-    if obj is None:
-        return "—"
-    meta = obj._meta
-    url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
-    return format_html("<a href='{}'>{}</a>", url, label or str(obj))
-
-
 @admin.register(Retailer)
 class RetailerAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "operator"]
@@ -131,24 +95,20 @@ class RetailerAdmin(admin.ModelAdmin):
 def _set_visible(modeladmin, request, queryset, *, visible: bool):
     verb = "Show" if visible else "Hide"
     if "confirm" not in request.POST:
-        return TemplateResponse(
+        return confirm_page(
+            modeladmin,
             request,
-            "catalogue/admin/confirm_action.html",
-            {
-                **modeladmin.admin_site.each_context(request),
-                "title": f"{verb} locations",
-                "question": f"{verb} these locations on the public site? "
-                "Collection carries on either way.",
-                "verb": verb,
-                "action": "show_on_site" if visible else "hide_from_site",
-                "items": queryset,
-                "opts": modeladmin.model._meta,
-            },
+            queryset,
+            action="show_on_site" if visible else "hide_from_site",
+            title=f"{verb} locations",
+            question=f"{verb} these locations on the public site? "
+            "Collection carries on either way.",
+            verb=verb,
         )
     changed = 0
     for location in queryset:
         try:
-            location_set_visible(location=location, visible=visible, actor=request.user)
+            location_set_visible(location=location, visible=visible, actor=request_actor(request))
             changed += 1
         except ValidationError as exc:
             modeladmin.message_user(request, f"{location}: {exc.messages[0]}", messages.ERROR)
@@ -199,21 +159,20 @@ def _alias_action(modeladmin, request, queryset, *, action, title, apply):
     if len(rows) != 2:
         modeladmin.message_user(request, "Select exactly two to alias.", messages.ERROR)
         return None
-    bound = "confirm" in request.POST
-    form = AliasForm(request.POST if bound else None, rows=rows)
-    if bound and form.is_valid():
+    form = confirmed_form(request, AliasForm, rows=rows)
+    if form.is_bound and form.is_valid():
         kept = next(r for r in rows if str(r.pk) == form.cleaned_data["canonical"])
         alias = next(r for r in rows if r.pk != kept.pk)
         try:
             report = apply(
                 alias=alias,
                 canonical=kept,
-                actor=actor(request),
+                actor=request_actor(request),
                 note=form.cleaned_data["note"],
                 preferred_name=form.cleaned_data["preferred_name"],
             )
         except ValidationError as error:
-            form.add_error(None, _error_text(error))
+            form.add_error(None, error_text(error))
         else:
             modeladmin.message_user(
                 request,
@@ -222,7 +181,7 @@ def _alias_action(modeladmin, request, queryset, *, action, title, apply):
                 messages.SUCCESS,
             )
             return None
-    return _confirm_page(
+    return confirm_page(
         modeladmin,
         request,
         queryset,
@@ -327,11 +286,11 @@ class VariationAliasAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmi
                     canonical=data["canonical"],
                     display=data["display"],
                     kind=data["kind"],
-                    actor=actor(request),
+                    actor=request_actor(request),
                     note=data["note"],
                 )
             except ValidationError as error:
-                form.add_error(None, _error_text(error))
+                form.add_error(None, error_text(error))
             else:
                 self.message_user(
                     request,
@@ -381,23 +340,6 @@ class ListingInline(admin.TabularInline):
         return latest.observed_at if latest else "—"
 
 
-def _confirm_page(modeladmin, request, queryset, *, action, title, question, verb, form):
-    return TemplateResponse(
-        request,
-        "catalogue/admin/confirm_action.html",
-        {
-            **modeladmin.admin_site.each_context(request),
-            "title": title,
-            "question": question,
-            "verb": verb,
-            "action": action,
-            "items": queryset,
-            "form": form,
-            "opts": modeladmin.model._meta,
-        },
-    )
-
-
 class NoteForm(forms.Form):
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
 
@@ -418,10 +360,6 @@ class MergeForm(NoteForm):
     @staticmethod
     def describe(p: Product) -> str:
         return f"{p} · {p.brand or '—'} · barcode {p.gtin or 'none'} · {p.listings_n} listing(s)"
-
-
-def _error_text(error: ValidationError) -> str:
-    return "; ".join(error.messages)
 
 
 class OverrideForm(forms.Form):
@@ -475,23 +413,22 @@ class ProductAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
         if len(products) != 1:
             self.message_user(request, "Select exactly one product.", messages.ERROR)
             return None
-        bound = "confirm" in request.POST
-        form = OverrideForm(request.POST if bound else None)
-        if bound and form.is_valid():
+        form = confirmed_form(request, OverrideForm)
+        if form.is_bound and form.is_valid():
             try:
                 override_set(
                     product=products[0],
                     field=form.cleaned_data["field"],
                     value=form.cleaned_data["value"],
-                    actor=actor(request),
+                    actor=request_actor(request),
                     reason=form.cleaned_data["reason"],
                 )
             except ValidationError as error:
-                form.add_error(None, _error_text(error))
+                form.add_error(None, error_text(error))
             else:
                 self.message_user(request, f"Override set on {products[0]}.", messages.SUCCESS)
                 return None
-        return _confirm_page(
+        return confirm_page(
             self, request, queryset, action="set_override", title="Override a value",
             question="Set this value by hand? No collection or rederive will overwrite it; the "
             "product is re-keyed and merged into any product it then agrees with.",
@@ -525,25 +462,24 @@ class ProductAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
         if len(products) != 2:
             self.message_user(request, "Select exactly two products to merge.", messages.ERROR)
             return None
-        bound = "confirm" in request.POST
-        form = MergeForm(request.POST if bound else None, products=products)
-        if bound and form.is_valid():
+        form = confirmed_form(request, MergeForm, products=products)
+        if form.is_bound and form.is_valid():
             survivor = next(p for p in products if str(p.pk) == form.cleaned_data["survivor"])
             loser = next(p for p in products if p.pk != survivor.pk)
             try:
                 product_merge(
                     loser=loser,
                     survivor=survivor,
-                    actor=actor(request),
+                    actor=request_actor(request),
                     note=form.cleaned_data["note"],
                     confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],
                 )
             except ValidationError as error:
-                form.add_error(None, _error_text(error))
+                form.add_error(None, error_text(error))
             else:
                 self.message_user(request, f"Merged {loser} into {survivor}.", messages.SUCCESS)
                 return None
-        return _confirm_page(
+        return confirm_page(
             self,
             request,
             queryset,
@@ -568,9 +504,8 @@ class ReasonForm(forms.Form):
 def _listing_action(modeladmin, request, queryset, *, action, title, question, verb, call):
     """A reason asked once, then one service call per selected listing."""
     form_class = PinForm if action == "pin_listings" else ReasonForm
-    bound = "confirm" in request.POST
-    form = form_class(request.POST if bound else None)
-    if bound and form.is_valid():
+    form = confirmed_form(request, form_class)
+    if form.is_bound and form.is_valid():
         extra = {}
         if action == "pin_listings":
             product = Product.objects.filter(pk=form.cleaned_data["product"]).first()
@@ -582,15 +517,15 @@ def _listing_action(modeladmin, request, queryset, *, action, title, question, v
             for listing in queryset:
                 try:
                     call(listing=listing, reason=form.cleaned_data["reason"],
-                         actor=actor(request), **extra)  # fmt: skip
+                         actor=request_actor(request), **extra)  # fmt: skip
                     done += 1
                 except ValidationError as error:
                     modeladmin.message_user(
-                        request, f"{listing}: {_error_text(error)}", messages.ERROR
+                        request, f"{listing}: {error_text(error)}", messages.ERROR
                     )
             modeladmin.message_user(request, f"{verb}: {done} listing(s).", messages.SUCCESS)
             return None
-    return _confirm_page(
+    return confirm_page(
         modeladmin, request, queryset, action=action, title=title, question=question,
         verb=verb, form=form,
     )  # fmt: skip
@@ -706,17 +641,16 @@ class OverrideAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
 
     @admin.action(description="Withdraw the selected overrides…", permissions=["curate"])
     def withdraw_overrides(self, request, queryset):
-        bound = "confirm" in request.POST
-        form = ReasonForm(request.POST if bound else None)
-        if bound and form.is_valid():
+        form = confirmed_form(request, ReasonForm)
+        if form.is_bound and form.is_valid():
             done = 0
             for override in queryset:
-                override_remove(override=override, actor=actor(request),
+                override_remove(override=override, actor=request_actor(request),
                                 reason=form.cleaned_data["reason"])  # fmt: skip
                 done += 1
             self.message_user(request, f"Withdrew {done} override(s).", messages.SUCCESS)
             return None
-        return _confirm_page(
+        return confirm_page(
             self, request, queryset, action="withdraw_overrides", title="Withdraw overrides",
             question="Withdraw these values? The rules' own values come back.", verb="Withdraw",
             form=form,
@@ -772,21 +706,20 @@ class ProductMergeAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Undo the selected merges…", permissions=["unmerge"])
     def undo_merges(self, request, queryset):
-        bound = "confirm" in request.POST
-        form = NoteForm(request.POST if bound else None)
-        if bound and form.is_valid():
+        form = confirmed_form(request, NoteForm)
+        if form.is_bound and form.is_valid():
             undone = 0
             for merge in queryset.order_by("-merged_at"):
                 try:
                     product_unmerge(
-                        merge=merge, actor=actor(request), note=form.cleaned_data["note"]
+                        merge=merge, actor=request_actor(request), note=form.cleaned_data["note"]
                     )
                     undone += 1
                 except ValidationError as error:
-                    self.message_user(request, f"{merge}: {_error_text(error)}", messages.ERROR)
+                    self.message_user(request, f"{merge}: {error_text(error)}", messages.ERROR)
             self.message_user(request, f"Undid {undone} merge(s).", messages.SUCCESS)
             return None
-        return _confirm_page(
+        return confirm_page(
             self,
             request,
             queryset,

@@ -4,7 +4,9 @@ Events are written only by the import and the correction service; nothing here e
 A delivery's change page is "propose correction": editors and administrators submit changed
 values with a required reason, and ``delivery_correct`` inserts the next revision. Reviewers
 see the same page (the revisions and correction records) without the form. The delivery
-list is millions of rows, so it counts from the planner estimate.
+list is millions of rows, so it counts from the planner estimate. The innings list's
+Cricsheet upload page is added by ``ingest`` (it runs ingest's import; cricket never
+imports ingest).
 """
 
 from __future__ import annotations
@@ -12,11 +14,10 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 
-from accounts.acting import request_actors
 from cricket.corrections import (
     EXTRA_FIELDS,
     PEOPLE_FIELDS,
@@ -32,41 +33,7 @@ from cricket.models import (
     FixtureOfficial,
     Innings,
 )
-from sports.admin import EstimatedCountPaginator, ReadOnlyAdmin
-
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-
-
-class MultipleFileInput(forms.ClearableFileInput):
-    allow_multiple_selected = True
-
-
-class MultipleFileField(forms.FileField):
-    """Several files in one field (Django's documented recipe): cleans each one."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".json"}))
-        super().__init__(*args, **kwargs)
-
-    def clean(self, data, initial=None):
-        files = data if isinstance(data, list | tuple) else [data]
-        return [super(MultipleFileField, self).clean(f, initial) for f in files]
-
-
-class UploadForm(forms.Form):
-    files = MultipleFileField(
-        help_text="Cricsheet match files named <match id>.json; each is validated whole and "
-        "imported in its own transaction.",
-    )
-
-    def clean_files(self):
-        uploads = self.cleaned_data["files"]
-        for upload in uploads:
-            if not upload.name.lower().endswith(".json"):
-                raise forms.ValidationError(f"{upload.name}: only .json match files.")
-            if upload.size > MAX_UPLOAD_BYTES:
-                raise forms.ValidationError(f"{upload.name}: larger than 20 MB.")
-        return uploads
+from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin, request_actor
 
 
 @admin.register(DismissalKind)
@@ -82,42 +49,6 @@ class InningsAdmin(ReadOnlyAdmin):
     list_select_related = ("fixture", "batting_team")
     search_fields = ("fixture__name", "fixture__code")
     show_full_result_count = False
-
-    def get_urls(self):
-        upload = path(
-            "upload/",
-            self.admin_site.admin_view(self.upload_view),
-            name="cricket_innings_upload",
-        )
-        return [upload, *super().get_urls()]
-
-    def upload_view(self, request: HttpRequest) -> HttpResponse:
-        """Upload Cricsheet files: the same import as the command and the Celery task, with
-        the uploading editor recorded on each file's submission."""
-        from ingest.cricsheet.importer import import_bytes
-
-        if not request.user.has_perm("cricket.add_delivery"):
-            raise PermissionDenied
-        form = UploadForm(request.POST or None, request.FILES or None)
-        if request.method == "POST" and form.is_valid():
-            for upload in form.cleaned_data["files"]:
-                result = import_bytes(upload.read(), filename=upload.name, actor=request.user)
-                if result.error:
-                    self.message_user(request, result.error, messages.ERROR)
-                else:
-                    self.message_user(
-                        request,
-                        f"{upload.name}: {result.outcome} ({result.deliveries} deliveries)",
-                        messages.SUCCESS,
-                    )
-            return HttpResponseRedirect(reverse("admin:cricket_innings_upload"))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": "Upload Cricsheet files",
-            "form": form,
-        }
-        return TemplateResponse(request, "cricket/admin_upload.html", context)
 
 
 class DeliveryCorrectionForm(forms.Form):
@@ -258,7 +189,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
                         changes=form.changes(),
                         wicket_changes=form.wicket_changes(),
                         reason=form.cleaned_data["reason"],
-                        actor=request_actors(request)["actor"],
+                        actor=request_actor(request),
                     )
                 except ValidationError as exc:
                     _form_errors(form, exc)

@@ -18,19 +18,7 @@ from discussions.models import (
     QuoteSelection,
     Thread,
 )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """For rows that only services write: browse and filter, never edit here."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
+from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, request_actor
 
 
 class CommentInline(admin.TabularInline):
@@ -82,28 +70,18 @@ class CommentAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Move to another thread", permissions=["moderate"])
     def move(self, request: HttpRequest, queryset) -> TemplateResponse | None:
-        form = MoveForm(request.POST if "confirm" in request.POST else None)
+        form = confirmed_form(request, MoveForm)
         if form.is_bound and form.is_valid():
             for comment in queryset:
                 services.comment_move(
                     comment=comment,
                     to_thread=form.cleaned_data["to_thread"],
-                    actor=request.real_user,
+                    actor=request_actor(request),
                 )
             self.message_user(request, f"{queryset.count()} comments moved.")
             return None
-        return TemplateResponse(
-            request,
-            "admin/accounts/reason_confirmation.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": "Move comments",
-                "action": "move",
-                "queryset": queryset,
-                "form": form,
-                "opts": self.model._meta,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-            },
+        return confirm_page(
+            self, request, queryset, action="move", title="Move comments", form=form
         )
 
 
@@ -165,7 +143,7 @@ class ClientTodoAdmin(admin.ModelAdmin):
     @admin.action(description="Mark done")
     def mark_done(self, request: HttpRequest, queryset) -> None:
         for todo in queryset:
-            services.todo_complete(todo=todo, actor=request.real_user)
+            services.todo_complete(todo=todo, actor=request_actor(request))
 
 
 class ArticleForm(forms.ModelForm):
@@ -199,7 +177,7 @@ class ArticleAdmin(admin.ModelAdmin):
             kind=data["kind"],
             airport_code=data.get("airport_code"),
             category=data.get("category"),
-            actor=request.real_user,
+            actor=request_actor(request),
         )
         obj.pk = article.pk
         obj.refresh_from_db()
@@ -210,9 +188,9 @@ class ArticleAdmin(admin.ModelAdmin):
     @admin.action(description="Publish")
     def publish(self, request: HttpRequest, queryset) -> None:
         for article in queryset:
-            services.article_publish(article=article, actor=request.real_user)
+            services.article_publish(article=article, actor=request_actor(request))
 
     @admin.action(description="Return to draft")
     def unpublish(self, request: HttpRequest, queryset) -> None:
         for article in queryset:
-            services.article_publish(article=article, actor=request.real_user, published=False)
+            services.article_publish(article=article, actor=request_actor(request), published=False)

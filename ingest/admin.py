@@ -1,8 +1,9 @@
 from django.contrib import admin  # noqa: F401
 
-# Retailer collectors, stored objects, staged batches and provenance traces register their
-# console pages in their own modules.
+# Retailer collectors, stored objects, staged batches, the Cricsheet upload and provenance
+# traces register their console pages in their own modules.
 from ingest import storage_admin  # noqa: F401
 from ingest.batches import admin as batches_admin  # noqa: F401
 from ingest.collectors import admin as collectors_admin  # noqa: F401
+from ingest.cricsheet import admin as cricsheet_admin  # noqa: F401
 from ingest.provenance import admin as provenance_admin  # noqa: F401

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.http import HttpRequest
 
 from ingest.models import StoredObject
+from omnium.console import ReadOnlyAdmin
 
 
 @admin.register(StoredObject)
-class StoredObjectAdmin(admin.ModelAdmin):
+class StoredObjectAdmin(ReadOnlyAdmin):
     list_display = (
         "created_at",
         "original_name",
@@ -41,12 +41,3 @@ class StoredObjectAdmin(admin.ModelAdmin):
     @admin.display(description="SHA-256")
     def short_sha256(self, obj: StoredObject) -> str:
         return f"{obj.sha256[:12]}…"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False

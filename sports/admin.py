@@ -17,15 +17,21 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import ImproperlyConfigured, ValidationError
-from django.core.paginator import Paginator
-from django.db import connection, transaction
-from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.template.response import TemplateResponse
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
-from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 
+from omnium.console import (
+    EstimatedCountPaginator,
+    ReadOnlyAdmin,
+    ServiceErrorsMixin,
+    admin_link,
+    confirm_page,
+    confirmed_form,
+    error_text,
+    request_actor,
+)
 from sports.models import (
     Competition,
     EntityType,
@@ -65,129 +71,6 @@ from sports.services import (
 )
 from sports.services.fixtures import AMENDABLE, PINNABLE
 
-CONFIRM_TEMPLATE = "admin/sports/confirm_action.html"
-
-
-def _actor(request: HttpRequest):
-    """The account at the keyboard. While a support person acts as someone else,
-    ``request.user`` is the account acted as; the log must name who really made the change.
-    """
-    return getattr(request, "real_user", request.user)
-
-
-def _error_text(error: ValidationError) -> str:
-    return "; ".join(error.messages)
-
-
-class EstimatedCountPaginator(Paginator):
-    """Counts an unfiltered large table from PostgreSQL's planner estimate.
-
-    ``COUNT(*)`` over millions of log rows takes seconds and is only used for the page
-    links. Below ``exact_below`` rows (and for any filtered list) the count stays exact.
-    """
-
-    exact_below = 50_000
-
-    @cached_property
-    def count(self) -> int:
-        rows = self.object_list
-        if isinstance(rows, QuerySet) and not rows.query.where:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
-                    [rows.model._meta.db_table],
-                )
-                found = cursor.fetchone()
-            if found and found[0] >= self.exact_below:
-                return found[0]
-        return super().count
-
-
-class ServiceErrorsMixin:
-    """Shows a ``ValidationError`` raised by a service during save as a message.
-
-    The forms check what they can before saving; what remains is a lost race (a row changed
-    or locked meanwhile). Django's change view runs inside a transaction, so nothing of the
-    failed save is kept.
-    """
-
-    #: The add page's form (new rows are created by a service in ``save_model``) and the
-    #: fields a change page shows; admins without them keep Django's defaults.
-    create_form: type[forms.ModelForm] | None = None
-    fields_on_change: tuple[str, ...] | None = None
-
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except ValidationError as error:
-            self.message_user(request, f"Nothing was saved: {_error_text(error)}", messages.ERROR)
-            return HttpResponseRedirect(request.get_full_path())
-
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        if obj is None and self.create_form is not None:
-            kwargs["form"] = self.create_form
-        return super().get_form(request, obj, change=change, **kwargs)
-
-    def get_fields(self, request, obj=None):
-        if obj is None and self.create_form is not None:
-            return self.create_form.Meta.fields
-        if obj is not None and self.fields_on_change is not None:
-            return self.fields_on_change
-        return super().get_fields(request, obj)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Append-only and derived tables: rows are made by services, never by hand."""
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
-def _confirmation_page(
-    modeladmin: admin.ModelAdmin,
-    request: HttpRequest,
-    queryset,
-    *,
-    form: forms.Form,
-    action: str,
-    title: str,
-    intro: str,
-) -> TemplateResponse:
-    return TemplateResponse(
-        request,
-        CONFIRM_TEMPLATE,
-        {
-            **modeladmin.admin_site.each_context(request),
-            "title": title,
-            "intro": intro,
-            "action": action,
-            "queryset": queryset,
-            "form": form,
-            "media": modeladmin.media + form.media,
-            "opts": modeladmin.model._meta,
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-        },
-    )
-
-
-def _confirmed_form(request: HttpRequest, form_class: type[forms.Form], **kwargs) -> forms.Form:
-    """The action's form: bound once the confirmation page was submitted, else unbound."""
-    data = request.POST if "confirm" in request.POST else None
-    return form_class(data, **kwargs)
-
-
-def _admin_link(obj, label: str | None = None) -> str:
-    if obj is None:
-        return "-"
-    url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
-    return format_html('<a href="{}">{}</a>', url, label if label is not None else str(obj))
-
 
 class MergeForm(forms.Form):
     survivor = forms.ModelChoiceField(
@@ -212,7 +95,7 @@ def _merge_action(
     *,
     merge: Callable[..., Any],
     describe: Callable[[Any], str],
-    intro: str,
+    question: str,
 ) -> HttpResponse | None:
     """The shared merge flow: at least two rows, a confirmation page choosing the survivor
     among them with a required note, then ``merge(loser=, survivor=, actor=, note=)`` for
@@ -221,16 +104,16 @@ def _merge_action(
     if queryset.count() < 2:
         modeladmin.message_user(request, f"Choose at least two {noun}.", messages.ERROR)
         return None
-    form = _confirmed_form(request, MergeForm, candidates=queryset, describe=describe)
+    form = confirmed_form(request, MergeForm, candidates=queryset, describe=describe)
     if not form.is_bound or not form.is_valid():
-        return _confirmation_page(
+        return confirm_page(
             modeladmin,
             request,
             queryset,
             form=form,
             action="merge",
             title=f"Merge {noun}",
-            intro=intro,
+            question=question,
         )
     survivor = form.cleaned_data["survivor"]
     losers = [row for row in queryset if row.pk != survivor.pk]
@@ -240,11 +123,11 @@ def _merge_action(
                 merge(
                     loser=loser,
                     survivor=survivor,
-                    actor=_actor(request),
+                    actor=request_actor(request),
                     note=form.cleaned_data["note"],
                 )
     except ValidationError as error:
-        modeladmin.message_user(request, f"Nothing merged: {_error_text(error)}", messages.ERROR)
+        modeladmin.message_user(request, f"Nothing merged: {error_text(error)}", messages.ERROR)
         return None
     modeladmin.message_user(request, f"Merged {len(losers)} of them into {survivor}.")
     return None
@@ -315,7 +198,7 @@ class SportDefinitionVersionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
         published = sport_definition_publish(
             sport=data["sport"],
             plugin=data["plugin"],
-            actor=_actor(request),
+            actor=request_actor(request),
             meta_schema=data["meta_schema"] or None,
             format_schema=data["format_schema"] or None,
             status_codes=data["status_codes"] or None,
@@ -426,7 +309,7 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
     @admin.display(description="path")
     def breadcrumb(self, obj: Competition) -> str:
         return format_html_join(
-            " / ", "{}", ((_admin_link(node, node.name),) for node in obj.get_ancestors())
+            " / ", "{}", ((admin_link(node, node.name),) for node in obj.get_ancestors())
         )
 
     create_form = CompetitionCreateForm
@@ -457,14 +340,14 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
                 competition_update(
                     node=obj,
                     changes={name: getattr(obj, name) for name in changed},
-                    actor=_actor(request),
+                    actor=request_actor(request),
                 )
             return
         data = form.cleaned_data
         node = competition_create(
             parent=data["parent"],
             sport=data["sport"],
-            actor=_actor(request),
+            actor=request_actor(request),
             **{name: data[name] for name in COMPETITION_PLAIN_FIELDS},
         )
         _become(obj, node)
@@ -474,16 +357,16 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
     @admin.action(description="Move under another node…", permissions=["change"])
     def move(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = _confirmed_form(request, MoveForm, admin_site=self.admin_site)
+        form = confirmed_form(request, MoveForm, admin_site=self.admin_site)
         if not form.is_bound or not form.is_valid():
-            return _confirmation_page(
+            return confirm_page(
                 self,
                 request,
                 queryset,
                 form=form,
                 action="move",
                 title="Move competitions",
-                intro="Each node moves with everything below it, as the last child of the "
+                question="Each node moves with everything below it, as the last child of the "
                 "new parent.",
             )
         new_parent, reason = form.cleaned_data["new_parent"], form.cleaned_data["reason"]
@@ -493,10 +376,13 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             with transaction.atomic():
                 for node in queryset:
                     competition_move(
-                        node=node, new_parent=new_parent, actor=_actor(request), reason=reason
+                        node=node,
+                        new_parent=new_parent,
+                        actor=request_actor(request),
+                        reason=reason,
                     )
         except ValidationError as error:
-            self.message_user(request, f"Nothing moved: {_error_text(error)}", messages.ERROR)
+            self.message_user(request, f"Nothing moved: {error_text(error)}", messages.ERROR)
             return None
         target = new_parent.name if new_parent else "a new root"
         self.message_user(request, f"Moved {queryset.count()} node(s) under {target}.")
@@ -504,21 +390,21 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
     @admin.action(description="Archive with everything below…", permissions=["change"])
     def archive(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = _confirmed_form(request, RequiredReasonForm)
+        form = confirmed_form(request, RequiredReasonForm)
         if not form.is_bound or not form.is_valid():
-            return _confirmation_page(
+            return confirm_page(
                 self,
                 request,
                 queryset,
                 form=form,
                 action="archive",
                 title="Archive competitions",
-                intro="Each node and every node below it is archived.",
+                question="Each node and every node below it is archived.",
             )
         with transaction.atomic():
             changed = sum(
                 competition_archive(
-                    node=node, actor=_actor(request), reason=form.cleaned_data["reason"]
+                    node=node, actor=request_actor(request), reason=form.cleaned_data["reason"]
                 )
                 for node in queryset
             )
@@ -543,7 +429,7 @@ class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             queryset,
             merge=merge,
             describe=lambda c: f"{c.name} ({c.code}, {c.sport or 'no sport'}, {c.type})",
-            intro="The others keep their rows, pointing at the survivor; their children and "
+            question="The others keep their rows, pointing at the survivor; their children and "
             "fixtures move under it.",
         )
 
@@ -795,7 +681,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
                 fixture_amend(
                     fixture=obj,
                     changes=changes,
-                    actor=_actor(request),
+                    actor=request_actor(request),
                     reason=form.cleaned_data["reason"].strip(),
                     pin=form.cleaned_data["pin"],
                 )
@@ -811,7 +697,7 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             scheduled_start=data["scheduled_start"],
             venue=data["venue"],
             coverage_tier=data["coverage_tier"],
-            actor=_actor(request),
+            actor=request_actor(request),
         )
         _become(obj, fixture)
 
@@ -829,29 +715,31 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             queryset,
             merge=merge,
             describe=lambda f: f"{f} ({f.code}, {f.scheduled_start or 'no start'})",
-            intro="The others keep their rows and their logs, pointing at the survivor; their "
+            question="The others keep their rows and their logs, pointing at the survivor; their "
             "external ids resolve to it.",
         )
 
     def _pins(self, request: HttpRequest, queryset, *, pin: bool) -> HttpResponse | None:
         verb = "pin" if pin else "unpin"
-        form = _confirmed_form(request, PinForm)
+        form = confirmed_form(request, PinForm)
         if not form.is_bound or not form.is_valid():
-            return _confirmation_page(
+            return confirm_page(
                 self,
                 request,
                 queryset,
                 form=form,
                 action=verb,
                 title=f"{verb.capitalize()} fields",
-                intro="Imports and recomputes leave pinned fields as a person set them."
+                question="Imports and recomputes leave pinned fields as a person set them."
                 if pin
                 else "Unpinned fields are set by the next import or recompute again.",
             )
         service = fixture_pin if pin else fixture_unpin
         with transaction.atomic():
             for fixture in queryset:
-                service(fixture=fixture, fields=form.cleaned_data["names"], actor=_actor(request))
+                service(
+                    fixture=fixture, fields=form.cleaned_data["names"], actor=request_actor(request)
+                )
         self.message_user(
             request, f"{verb.capitalize()}ned fields on {queryset.count()} fixture(s)."
         )
@@ -876,16 +764,16 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             .select_related("participant")
             .order_by("ordinal")
         )
-        form = _confirmed_form(request, AwardForm, sides=sides)
+        form = confirmed_form(request, AwardForm, sides=sides)
         if not form.is_bound or not form.is_valid():
-            return _confirmation_page(
+            return confirm_page(
                 self,
                 request,
                 queryset,
                 form=form,
                 action="award",
                 title="Award the match",
-                intro="The chosen side wins (win method AWARDED), the other loses; both are "
+                question="The chosen side wins (win method AWARDED), the other loses; both are "
                 "pinned so later imports keep the decision.",
             )
         winner = next(s for s in sides if str(s.pk) == form.cleaned_data["winner"])
@@ -893,11 +781,11 @@ class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             fixture_award(
                 fixture=fixture,
                 winner=winner,
-                actor=_actor(request),
+                actor=request_actor(request),
                 reason=form.cleaned_data["reason"],
             )
         except ValidationError as error:
-            self.message_user(request, _error_text(error), level=messages.ERROR)
+            self.message_user(request, error_text(error), level=messages.ERROR)
             return None
         self.message_user(request, f"Awarded {fixture} to {winner.participant}.")
         return None
@@ -978,7 +866,7 @@ class ParticipantAdmin(ServiceErrorsMixin, admin.ModelAdmin):
 
     @admin.display(description="merged into")
     def survivor(self, obj: Participant) -> str:
-        return _admin_link(obj.merged_into) if obj.merged_into_id else ""
+        return admin_link(obj.merged_into) if obj.merged_into_id else ""
 
     @admin.display(description="external ids")
     def external_ids(self, obj: Participant) -> str:
@@ -1054,7 +942,7 @@ class ParticipantAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             sport=data["sport"],
             code=data["code"] or None,
             meta=data["meta"],
-            actor=_actor(request),
+            actor=request_actor(request),
         )
         if not created:
             self.message_user(
@@ -1075,7 +963,7 @@ class ParticipantAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             queryset,
             merge=participant_merge,
             describe=lambda p: f"{p.name} ({p.code}, {p.type}, {p.country or '-'})",
-            intro="The others keep their rows, pointing at the survivor; their appearances, "
+            question="The others keep their rows, pointing at the survivor; their appearances, "
             "entries, names and external ids move to it.",
         )
 
@@ -1219,6 +1107,6 @@ class PointsAdjustmentAdmin(ServiceErrorsMixin, admin.ModelAdmin):
             participant=data["participant"],
             points=data["points"],
             reason=data["reason"],
-            actor=_actor(request),
+            actor=request_actor(request),
         )
         _become(obj, adjustment)

@@ -11,7 +11,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest
-from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
 
 from accounts.forms import ReasonForm
@@ -29,6 +28,7 @@ from ingest.batches.models import (
 from ingest.batches.permissions import may_review_batches, reviewable_batches
 from ingest.batches.selectors import correction_diff
 from ingest.batches.tasks import publish_after_commit
+from omnium.console import confirm_page, confirmed_form, error_text
 
 
 class ReviewersOnly:
@@ -178,23 +178,6 @@ class TransitionInline(ReviewersOnly, admin.TabularInline):
     extra = 0
 
 
-def _reason_page(modeladmin, request, queryset, *, title: str, action: str):
-    form = ReasonForm(request.POST if "confirm" in request.POST else None)
-    return TemplateResponse(
-        request,
-        "admin/accounts/reason_confirmation.html",
-        {
-            **modeladmin.admin_site.each_context(request),
-            "title": title,
-            "action": action,
-            "queryset": queryset,
-            "form": form,
-            "opts": modeladmin.model._meta,
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-        },
-    )
-
-
 @admin.register(Batch)
 class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
     list_display = (
@@ -257,10 +240,10 @@ class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
 
     def _decide(self, request, queryset, *, approve: bool):
         action = "approve" if approve else "reject"
-        form = ReasonForm(request.POST) if "confirm" in request.POST else None
-        if form is None or not form.is_valid():
+        form = confirmed_form(request, ReasonForm)
+        if not form.is_bound or not form.is_valid():
             title = "Approve and publish these batches" if approve else "Reject these batches"
-            return _reason_page(self, request, queryset, title=title, action=action)
+            return confirm_page(self, request, queryset, action=action, title=title, form=form)
         done = 0
         for batch in queryset:
             try:
@@ -275,7 +258,7 @@ class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
                         publish_after_commit(batch)
                 done += 1
             except (PermissionDenied, ValidationError) as error:
-                text = "; ".join(error.messages) if hasattr(error, "messages") else str(error)
+                text = error_text(error) if isinstance(error, ValidationError) else str(error)
                 self.message_user(request, f"{batch}: {text}", messages.ERROR)
         if done:
             verb = "approved (publishing)" if approve else "rejected"
@@ -337,7 +320,7 @@ class OnboardingTaskAdmin(ReviewersOnly, admin.ModelAdmin):
                 task_reference=task.task_reference, reviewer=request.user, **answer
             )
         except (PermissionDenied, ValidationError) as error:
-            text = "; ".join(error.messages) if hasattr(error, "messages") else str(error)
+            text = error_text(error) if isinstance(error, ValidationError) else str(error)
             self.message_user(request, f"{task.task_reference}: {text}", messages.ERROR)
         else:
             self.message_user(request, f"{task.task_reference}: answered.")

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils.html import format_html
 
-from catalogue.admin import EstimatedCountPaginator, ReadOnlyAdmin
 from ingest.collectors.services import source_set_enabled
 from ingest.models import CollectionRun, RawRecord, RejectedObservation, Source
+from omnium.console import (
+    EstimatedCountPaginator,
+    ReadOnlyAdmin,
+    admin_link,
+    confirm_page,
+    confirmed_form,
+    request_actor,
+)
 
 
 class SwitchForm(forms.Form):
@@ -22,35 +26,28 @@ class SwitchForm(forms.Form):
 
 def _switch(modeladmin, request, queryset, *, enabled: bool):
     verb = "Enable" if enabled else "Disable"
-    if "confirm" in request.POST:
-        form = SwitchForm(request.POST)
-        if form.is_valid():
-            for source in queryset:
-                source_set_enabled(
-                    source=source,
-                    enabled=enabled,
-                    note=form.cleaned_data["note"],
-                    actor=request.user,
-                )
-            modeladmin.message_user(
-                request, f"{verb}d {queryset.count()} source(s).", level=messages.SUCCESS
+    form = confirmed_form(request, SwitchForm)
+    if form.is_bound and form.is_valid():
+        for source in queryset:
+            source_set_enabled(
+                source=source,
+                enabled=enabled,
+                note=form.cleaned_data["note"],
+                actor=request_actor(request),
             )
-            return None
-    else:
-        form = SwitchForm()
-    return TemplateResponse(
+        modeladmin.message_user(
+            request, f"{verb}d {queryset.count()} source(s).", level=messages.SUCCESS
+        )
+        return None
+    return confirm_page(
+        modeladmin,
         request,
-        "catalogue/admin/confirm_action.html",
-        {
-            **modeladmin.admin_site.each_context(request),
-            "title": f"{verb} sources",
-            "question": f"{verb} these sources?",
-            "verb": verb,
-            "action": "enable_sources" if enabled else "disable_sources",
-            "items": queryset,
-            "form": form,
-            "opts": modeladmin.model._meta,
-        },
+        queryset,
+        action="enable_sources" if enabled else "disable_sources",
+        title=f"{verb} sources",
+        question=f"{verb} these sources?",
+        verb=verb,
+        form=form,
     )
 
 
@@ -76,8 +73,7 @@ class SourceAdmin(admin.ModelAdmin):
         run = obj.runs.order_by("-started_at").first()
         if run is None:
             return "never"
-        url = reverse("admin:ingest_collectionrun_change", args=[run.pk])
-        return format_html("<a href='{}'>{} ({})</a>", url, run.started_at.date(), run.status)
+        return admin_link(run, f"{run.started_at.date()} ({run.status})")
 
 
 @admin.register(CollectionRun)

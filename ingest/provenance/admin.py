@@ -34,7 +34,7 @@ from cricket.stats.models import (
 from cricket.stats.selectors import cricket_player, scope_from_params
 from ingest.batches.admin import _may_review as may_review_somewhere
 from ingest.provenance.selectors import FIGURES_OF, trace_aggregate, trace_line
-from sports.admin import EstimatedCountPaginator, ReadOnlyAdmin
+from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin
 
 TEMPLATE = "admin/ingest/provenance_trace.html"
 

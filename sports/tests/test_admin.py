@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from sports.admin import EstimatedCountPaginator
+from omnium.console import EstimatedCountPaginator
 from sports.models import (
     Competition,
     CompetitionStatus,

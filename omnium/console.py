@@ -1,0 +1,170 @@
+"""The console kit: what every app's admin shares.
+
+- ``ReadOnlyAdmin`` for append-only and derived tables (services write them, people read);
+- ``EstimatedCountPaginator`` for tables too large to count on every changelist page;
+- the confirm-then-service action flow: ``confirmed_form`` (bound only once the person
+  confirmed) and ``confirm_page`` (one template for every app's confirmation page);
+- ``ServiceErrorsMixin`` for add/change pages whose save calls a service;
+- ``admin_link``, ``error_text`` and ``request_actor`` (the person at the keyboard).
+
+``omnium`` imports no app, so nothing here names a model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db import connection
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.functional import cached_property
+from django.utils.html import format_html
+
+from omnium.actors import request_actor
+
+__all__ = [
+    "CONFIRM_TEMPLATE",
+    "EstimatedCountPaginator",
+    "ReadOnlyAdmin",
+    "ServiceErrorsMixin",
+    "admin_link",
+    "confirm_page",
+    "confirmed_form",
+    "error_text",
+    "request_actor",
+]
+
+CONFIRM_TEMPLATE = "admin/omnium/confirm_action.html"
+
+
+def error_text(error: ValidationError) -> str:
+    """A service's refusal as one line for a console message."""
+    return "; ".join(error.messages)
+
+
+def admin_link(obj: Model | None, label: str | None = None) -> str:
+    """A link to ``obj``'s change page, labelled ``label`` or the row itself; a dash for
+    no row."""
+    if obj is None:
+        return "—"
+    meta = obj._meta
+    url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
+    return format_html('<a href="{}">{}</a>', url, label if label is not None else str(obj))
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Append-only and derived tables: rows are made by services, never by hand."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class EstimatedCountPaginator(Paginator):
+    """Counts an unfiltered large table from PostgreSQL's planner estimate.
+
+    ``COUNT(*)`` over millions of log rows takes seconds and is only used for the page
+    links. Below ``exact_below`` estimated rows, and for any filtered list (the estimate is
+    of the whole table), the count stays exact.
+    """
+
+    exact_below = 50_000
+
+    @cached_property
+    def count(self) -> int:
+        rows = self.object_list
+        if isinstance(rows, QuerySet) and not rows.query.where:
+            # By regclass oid, not relname: a name alone may match tables in other schemas.
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
+                    [rows.model._meta.db_table],
+                )
+                found = cursor.fetchone()
+            if found and found[0] >= self.exact_below:
+                return int(found[0])
+        return super().count
+
+
+def confirmed_form(request: HttpRequest, form_class: type[forms.Form], **kwargs: Any) -> Any:
+    """The action's form: bound to the POST once the confirmation page was submitted, else
+    unbound (the changelist's first POST only chose the rows)."""
+    data = request.POST if "confirm" in request.POST else None
+    return form_class(data, **kwargs)
+
+
+def confirm_page(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: Any,
+    *,
+    action: str,
+    title: str,
+    question: str = "",
+    verb: str = "Confirm",
+    form: forms.Form | None = None,
+) -> TemplateResponse:
+    """The intermediate page of an action: the question, the chosen rows, the form (a note
+    or reason, a choice) and a ``verb`` button that posts the action again with
+    ``confirm=yes``."""
+    media = modeladmin.media + form.media if form is not None else modeladmin.media
+    return TemplateResponse(
+        request,
+        CONFIRM_TEMPLATE,
+        {
+            **modeladmin.admin_site.each_context(request),
+            "title": title,
+            "question": question,
+            "verb": verb,
+            "action": action,
+            "queryset": queryset,
+            "form": form,
+            "media": media,
+            "opts": modeladmin.model._meta,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        },
+    )
+
+
+class ServiceErrorsMixin:
+    """Shows a ``ValidationError`` raised by a service during save as a message.
+
+    The forms check what they can before saving; what remains is a lost race (a row changed
+    or locked meanwhile). Django's change view runs inside a transaction, so nothing of the
+    failed save is kept.
+    """
+
+    #: The add page's form (new rows are created by a service in ``save_model``) and the
+    #: fields a change page shows; admins without them keep Django's defaults.
+    create_form: type[forms.ModelForm] | None = None
+    fields_on_change: tuple[str, ...] | None = None
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except ValidationError as error:
+            self.message_user(request, f"Nothing was saved: {error_text(error)}", messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is None and self.create_form is not None:
+            kwargs["form"] = self.create_form
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None and self.create_form is not None:
+            return self.create_form.Meta.fields
+        if obj is not None and self.fields_on_change is not None:
+            return self.fields_on_change
+        return super().get_fields(request, obj)
