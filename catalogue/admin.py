@@ -64,9 +64,6 @@ from omnium.console import (
     error_text,
     request_actor,
 )
-from omnium.console import confirm_page as _confirm_page
-from omnium.console import error_text as _error_text
-from omnium.console import request_actor as actor
 
 
 class CuratedHistoryAdmin(SimpleHistoryAdmin):

@@ -14,15 +14,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from accounts.acting import request_actors
 from curation.models import MergeCandidate, MergeLevel
 from curation.selectors import queue_page
 from curation.services import DECIDE_PERMISSION, candidate_sides, merge_candidate_resolve
-
-
-def actor(request):
-    """Who is at the keyboard (while acting as someone, the real person)."""
-    return request_actors(request)["actor"]
+from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, error_text, request_actor
 
 
 class NoteForm(forms.Form):
@@ -47,10 +42,9 @@ class DecideForm(NoteForm):
 
 
 @admin.register(MergeCandidate)
-class MergeCandidateAdmin(admin.ModelAdmin):
+class MergeCandidateAdmin(ReadOnlyAdmin):
     """The queue, highest score first; a person accepts (the merge or alias is applied in
-    the same step) or rejects each pair with a note. The side-by-side page is ``queue/``.
-    Rules write the rows: nobody adds, edits or deletes one here."""
+    the same step) or rejects each pair with a note. The side-by-side page is ``queue/``."""
 
     list_display = ["level", "left_side", "right_side", "score", "why", "status", "decided_by"]
     list_filter = ["level", "status"]
@@ -58,15 +52,6 @@ class MergeCandidateAdmin(admin.ModelAdmin):
     show_full_result_count = False
     actions = ["accept_candidates", "reject_candidates"]
     queue_page_size = 25
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
     def has_decide_permission(self, request) -> bool:
         return request.user.has_perm(DECIDE_PERMISSION)
@@ -126,47 +111,40 @@ class MergeCandidateAdmin(admin.ModelAdmin):
 
     def _decide(self, request, queryset, *, accept: bool):
         verb = "Accept" if accept else "Reject"
-        bound = "confirm" in request.POST
         candidates = list(queryset[:2])
         sides = candidate_sides(candidates[0]) if accept and len(candidates) == 1 else ()
-        form = DecideForm(request.POST if bound else None, sides=sides)
-        if bound and form.is_valid():
+        form = confirmed_form(request, DecideForm, sides=sides)
+        if form.is_bound and form.is_valid():
             decided = 0
             for candidate in queryset:
                 try:
                     merge_candidate_resolve(
                         candidate=candidate,
                         accept=accept,
-                        actor=actor(request),
+                        actor=request_actor(request),
                         note=form.cleaned_data["note"],
                         survivor_id=form.cleaned_data.get("survivor") or None,
                         confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],
                     )
                     decided += 1
                 except ValidationError as error:
-                    self.message_user(
-                        request, f"{candidate}: {'; '.join(error.messages)}", messages.ERROR
-                    )
+                    self.message_user(request, f"{candidate}: {error_text(error)}", messages.ERROR)
             self.message_user(request, f"{verb}ed {decided} candidate(s).", messages.SUCCESS)
             return None
-        return TemplateResponse(
+        return confirm_page(
+            self,
             request,
-            "curation/admin/confirm_action.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": f"{verb} candidates",
-                "question": f"{verb} these pairs? A decided pair is never proposed again."
-                + (
-                    " Accepting merges the products (or aliases the brand or line) now."
-                    if accept
-                    else ""
-                ),
-                "verb": verb,
-                "action": "accept_candidates" if accept else "reject_candidates",
-                "items": queryset,
-                "form": form,
-                "opts": self.model._meta,
-            },
+            queryset,
+            action="accept_candidates" if accept else "reject_candidates",
+            title=f"{verb} candidates",
+            question=f"{verb} these pairs? A decided pair is never proposed again."
+            + (
+                " Accepting merges the products (or aliases the brand or line) now."
+                if accept
+                else ""
+            ),
+            verb=verb,
+            form=form,
         )
 
     @admin.action(description="Accept the selected pairs…", permissions=["decide"])
