@@ -49,6 +49,7 @@ from catalogue.services.prices import (
     FxBook,
     ObservedPrice,
     fx_rate_record,
+    fx_rate_set,
     price_observation_record,
 )
 from catalogue.services.rederive import (
@@ -75,6 +76,7 @@ __all__ = [
     "_row",
     "brand_alias_apply",
     "fx_rate_record",
+    "fx_rate_set",
     "identity_book",
     "line_alias_apply",
     "listing_ignore",

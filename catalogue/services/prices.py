@@ -9,6 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from accounts.services import audit_record
 from catalogue.models import (
     FxRate,
     Listing,
@@ -126,4 +127,36 @@ def fx_rate_record(
     fx, _ = FxRate.objects.get_or_create(
         currency=currency, as_of=as_of, source=source, defaults={"rate_to_usd": rate_to_usd}
     )
+    return fx
+
+
+@transaction.atomic
+def fx_rate_set(*, currency: str, rate_to_usd: Decimal, as_of, source: str, actor) -> FxRate:
+    """A person's rate for ``currency`` on ``as_of`` from ``source``: recorded, or replacing
+    that day's rate from that source, with an audit row holding the old rate (None when
+    new) and the new one. Rates are never edited in place or deleted in the console: a new
+    day appends a new row. Holds the day's row lock; a no-op writes nothing.
+
+    Unlike ``fx_rate_record`` (collectors: the first rate seen for a day stays), a person's
+    rate wins, since they are correcting what the collectors saw.
+    """
+    if rate_to_usd is None or rate_to_usd <= 0:
+        raise ValidationError({"rate_to_usd": "A rate must be greater than zero."})
+    fx, created = FxRate.objects.select_for_update().get_or_create(
+        currency=currency, as_of=as_of, source=source, defaults={"rate_to_usd": rate_to_usd}
+    )
+    if not created and fx.rate_to_usd == rate_to_usd:
+        return fx
+    old = None if created else fx.rate_to_usd
+    if not created:
+        fx.rate_to_usd = rate_to_usd
+        fx.save(update_fields=["rate_to_usd"])
+    audit_record(
+        actor=actor,
+        action="fx_rate.set",
+        entity=fx,
+        key=fx.pk,
+        detail={"currency": currency, "as_of": as_of, "source": source,
+                "old": old, "new": rate_to_usd},
+    )  # fmt: skip
     return fx

@@ -29,6 +29,7 @@ from ingest.batches.permissions import may_review_batches, reviewable_batches
 from ingest.batches.selectors import correction_diff
 from ingest.batches.tasks import publish_after_commit
 from omnium.console import confirm_page, confirmed_form, error_text
+from sports.models import Participant
 
 
 class ReviewersOnly:
@@ -296,8 +297,6 @@ class OnboardingTaskAdmin(ReviewersOnly, admin.ModelAdmin):
         permissions=["review"],
     )
     def link_to_candidate(self, request, queryset):
-        from sports.models import Participant
-
         for task in queryset:
             if len(task.candidates) != 1:
                 self.message_user(

@@ -10,6 +10,7 @@ from sports.services.fixtures import (
     fixture_rebuild,
     fixture_set_competitors,
     fixture_unpin,
+    sport_definition_notes_set,
     sport_definition_publish,
 )
 from sports.services.participants import (
@@ -19,6 +20,7 @@ from sports.services.participants import (
     external_id_link,
     participant_create,
     participant_merge,
+    participant_update,
     participants_resolve,
 )
 from sports.services.results import (
@@ -81,10 +83,12 @@ __all__ = [
     "medal_table_compute",
     "participant_create",
     "participant_merge",
+    "participant_update",
     "participants_resolve",
     "points_adjustment_create",
     "result_lines_create",
     "result_lines_rebuild",
+    "sport_definition_notes_set",
     "sport_definition_publish",
     "standings_compute",
     "stat_table",

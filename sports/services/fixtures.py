@@ -105,6 +105,29 @@ def sport_definition_publish(
 
 
 @transaction.atomic
+def sport_definition_notes_set(
+    *, definition: SportDefinitionVersion, notes: str, actor: Actor
+) -> SportDefinitionVersion:
+    """Change a published definition version's notes, the one thing about it that may
+    change (fixtures pin the version, so its schemas stay frozen). Holds the version's row
+    lock; writes an audit row with the old and new notes; a no-op writes nothing."""
+    definition = SportDefinitionVersion.objects.select_for_update().get(pk=definition.pk)
+    if definition.notes == notes:
+        return definition
+    before = definition.notes
+    definition.notes = notes
+    definition.save(update_fields=["notes", "updated_at"])
+    audit_person(
+        actor,
+        action="sport_definition.notes_set",
+        entity=definition,
+        key=definition.pk,
+        detail={"before": {"notes": before}, "after": {"notes": notes}},
+    )
+    return definition
+
+
+@transaction.atomic
 def fixture_create(
     *,
     competition: Competition,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -89,6 +90,39 @@ def participant_create(
     alias_observe(participant=participant, name=name, source_code=source_code)
     del actor  # creation is recorded by the caller's log item (import or hand entry)
     return participant, True
+
+
+#: What a person may change on an existing participant. The identity fields (type, name,
+#: country, birth date, sport) feed the duplicate fingerprint, so they change only by merge.
+PARTICIPANT_EDITABLE = ("code", "meta")
+
+
+@transaction.atomic
+def participant_update(
+    *, participant: Participant, changes: dict[str, Any], actor: Actor
+) -> Participant:
+    """Edit a participant's code or meta (``PARTICIPANT_EDITABLE``), with an audit row
+    holding the old and new values. Holds the participant's row lock; writes only the
+    changed columns; returns early, writing nothing, when nothing differs."""
+    unknown = set(changes) - set(PARTICIPANT_EDITABLE)
+    if unknown:
+        raise ValidationError(f"Not editable here: {', '.join(sorted(unknown))}.")
+    participant = Participant.objects.select_for_update().get(pk=participant.pk)
+    changed = {k: v for k, v in changes.items() if getattr(participant, k) != v}
+    if not changed:
+        return participant
+    before = {k: getattr(participant, k) for k in changed}
+    for name, value in changed.items():
+        setattr(participant, name, value)
+    participant.save(update_fields=[*changed, "updated_at"])
+    audit_person(
+        actor,
+        action="participant.update",
+        entity=participant,
+        key=participant.pk,
+        detail={"before": before, "after": changed},
+    )
+    return participant
 
 
 def alias_observe(

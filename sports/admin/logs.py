@@ -1,0 +1,165 @@
+"""Read-only console pages of logs, external-id maps and derived rows, and the points
+adjustments (appended through their service)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin, ServiceErrorsMixin, request_actor
+from sports.admin.common import become
+from sports.models import (
+    EntityType,
+    ExternalIdMap,
+    FixtureAmendment,
+    LedgerStream,
+    PointsAdjustment,
+    StatLine,
+    TimelineItem,
+    UnmatchedRow,
+)
+from sports.services import points_adjustment_create
+
+
+@admin.register(TimelineItem)
+class TimelineItemAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "fixture",
+        "seq",
+        "event_type",
+        "status",
+        "source_code",
+        "actor",
+        "created_at",
+    )
+    # No filter on event_type or source: their choices would be a DISTINCT over the log.
+    list_filter = ("status", "unit")
+    list_select_related = ("fixture",)
+    search_fields = ("=event_type", "=idempotency_key")
+    ordering = ("-id",)
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+
+
+@admin.register(FixtureAmendment)
+class FixtureAmendmentAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "fixture", "field", "old_value", "new_value", "reason", "actor")
+    list_select_related = ("fixture", "actor")
+    search_fields = ("=fixture__code", "field")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+@admin.register(StatLine)
+class StatLineAdmin(ReadOnlyAdmin):
+    list_display = ("fixture", "subject", "subject_role", "segment", "occurred_on", "sport")
+    list_filter = ("sport",)
+    list_select_related = ("fixture", "subject", "sport")
+    search_fields = ("=fixture__code", "=subject__code")
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+
+
+class ResolvedFilter(admin.SimpleListFilter):
+    title = "resolved"
+    parameter_name = "resolved"
+
+    def lookups(self, request, model_admin):
+        return (("no", "Waiting for review"), ("yes", "Resolved"))
+
+    def queryset(self, request, queryset):
+        if self.value() == "no":
+            return queryset.filter(resolved_at__isnull=True)
+        if self.value() == "yes":
+            return queryset.filter(resolved_at__isnull=False)
+        return queryset
+
+
+@admin.register(UnmatchedRow)
+class UnmatchedRowAdmin(ReadOnlyAdmin):
+    """The operator's review list: what a feed names that the resolver could not match,
+    with the sentence saying why. Reviewed before the feed is turned on."""
+
+    list_display = (
+        "source_code",
+        "batch",
+        "external_id",
+        "name",
+        "country",
+        "reason",
+        "resolved_at",
+    )
+    list_filter = ("source_code", ResolvedFilter, "entity_type")
+    search_fields = ("name", "=external_id", "=batch")
+
+
+@admin.register(ExternalIdMap)
+class ExternalIdMapAdmin(ReadOnlyAdmin):
+    list_display = ("source_code", "entity_type", "external_id", "target", "origin", "created_by")
+    # No filter on the source: its choices would be a DISTINCT over the whole map.
+    list_filter = ("entity_type", "origin")
+    search_fields = ("=source_code", "external_id")
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+
+    TARGETS = {
+        EntityType.SPORT: "sport",
+        EntityType.COMPETITION: "competition",
+        EntityType.FIXTURE: "fixture",
+        EntityType.PARTICIPANT: "participant",
+        EntityType.VENUE: "venue",
+    }
+
+    @admin.display(description="internal id")
+    def target(self, obj: ExternalIdMap) -> str:
+        model_name = self.TARGETS.get(obj.entity_type)
+        if model_name is None:
+            return str(obj.internal_id)
+        url = reverse(f"admin:sports_{model_name}_change", args=[obj.internal_id])
+        return format_html('<a href="{}">{}</a>', url, obj.internal_id)
+
+
+@admin.register(LedgerStream)
+class LedgerStreamAdmin(ReadOnlyAdmin):
+    list_display = ("subject_kind", "subject_id", "last_seq")
+    list_filter = ("subject_kind",)
+    show_full_result_count = False
+
+
+class PointsAdjustmentForm(forms.ModelForm):
+    class Meta:
+        model = PointsAdjustment
+        fields = ("competition", "participant", "points", "reason")
+
+
+@admin.register(PointsAdjustment)
+class PointsAdjustmentAdmin(ServiceErrorsMixin, admin.ModelAdmin):
+    """Deductions and awards of league points: a person's decision, made through the
+    service (reason required, audited, tables cleared), then read-only."""
+
+    form = PointsAdjustmentForm
+    list_display = ("competition", "participant", "points", "reason", "decided_by", "decided_at")
+    list_select_related = ("competition", "participant", "decided_by")
+    autocomplete_fields = ("competition", "participant")
+    search_fields = ("participant__name", "competition__name", "reason")
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return obj is None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        adjustment = points_adjustment_create(
+            competition=data["competition"],
+            participant=data["participant"],
+            points=data["points"],
+            reason=data["reason"],
+            actor=request_actor(request),
+        )
+        become(obj, adjustment)
