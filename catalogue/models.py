@@ -14,6 +14,9 @@ from django.db import models
 from django.db.models import F, Q
 from simple_history.models import HistoricalRecords
 
+# The collection records (sources, runs, raw records, rejections) live in their own module;
+# importing it here registers them with the app.
+from catalogue import collection_records  # noqa: F401
 from catalogue.querysets import (
     BrandQuerySet,
     ListingQuerySet,
@@ -374,7 +377,7 @@ class Listing(UUIDModel, TimestampedModel):
         max_length=3, choices=QuantityUnit.choices, null=True, blank=True
     )
     listed_record = models.ForeignKey(
-        "ingest.RawRecord", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "catalogue.RawRecord", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     last_seen_at = models.DateTimeField(null=True, blank=True)
 
@@ -461,7 +464,7 @@ class PriceObservation(models.Model):
     in_stock = models.BooleanField(null=True)
     observed_at = models.DateTimeField()
     run = models.ForeignKey(
-        "ingest.CollectionRun",
+        "catalogue.CollectionRun",
         null=True,
         blank=True,
         on_delete=models.PROTECT,
@@ -629,7 +632,7 @@ class VerificationCheck(models.Model):
         PriceObservation, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     source = models.ForeignKey(
-        "ingest.Source", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "catalogue.Source", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     live_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     live_currency = models.CharField(max_length=3, blank=True)

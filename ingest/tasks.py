@@ -4,23 +4,22 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from curation.tasks import suggest_candidates
+from catalogue.collection_records import Source
 from ingest.collectors.services import SourceDisabled, source_collect
-from ingest.models import RunStatus, Source
 
 
 @shared_task(name="ingest.collect_source", acks_late=True)
 def collect_source(source_id: str) -> dict:
     source = Source.objects.get(pk=source_id)
     try:
-        run = source_collect(source=source, triggered_by="celery")
+        collected = source_collect(source=source, actor=None, triggered_by="celery", suggest=True)
     except SourceDisabled as exc:
         return {"source": source.slug, "status": "disabled", "message": str(exc)}
+    run = collected.run
     outcome = {"source": source.slug, "status": run.status, "run": run.pk}
-    if run.status == RunStatus.SUCCEEDED:
-        # What the new rows suggest waits for a person; its own task, so a slow or failed
-        # suggest never fails the collection. Its id is returned so a caller can follow it.
-        outcome["suggest_task"] = suggest_candidates.delay().id
+    if collected.suggest_task_id is not None:
+        # The suggest task the collection queued; its id is returned so a caller can follow it.
+        outcome["suggest_task"] = collected.suggest_task_id
     return outcome
 
 

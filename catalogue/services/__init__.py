@@ -7,6 +7,7 @@ The package has one module per kind of write; every name callers use is re-expor
 
 from __future__ import annotations
 
+from catalogue.collection_records import IdentityMode
 from catalogue.services.aliases import (
     AliasReport,
     brand_alias_apply,
@@ -16,7 +17,6 @@ from catalogue.services.aliases import (
 )
 from catalogue.services.book import (
     IdentityBook,
-    IdentityMode,
     identity_book,
     standard_for,
 )
@@ -57,6 +57,7 @@ from catalogue.services.rederive import (
     products_rederive,
 )
 from catalogue.services.sightings import (
+    RawFragment,
     Sighting,
     SightingResult,
     listing_record_sighting,
@@ -70,6 +71,7 @@ __all__ = [
     "IdentityBook",
     "IdentityMode",
     "ObservedPrice",
+    "RawFragment",
     "RederiveReport",
     "Sighting",
     "SightingResult",

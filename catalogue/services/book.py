@@ -16,15 +16,6 @@ from catalogue.models import (
     VariationAlias,
 )
 
-
-class IdentityMode:
-    """Mirrors ``ingest.models.IdentityMode`` values; catalogue does not import ingest."""
-
-    GTIN_THEN_KEY = "gtin_then_key"
-    KEY_ONLY = "key_only"
-    OWN_ONLY = "own_only"
-
-
 # --- What people decided, loaded once per run -------------------------------------------
 
 

@@ -4,13 +4,13 @@ by the identity rules, the product resolved (pin, barcode, match key) or created
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
 from django.db.models import F
 
+from catalogue.collection_records import IdentityMode, RawRecord
 from catalogue.identity.brands import display_name
 from catalogue.identity.keys import House, Listed, Standard, vetoed
 from catalogue.identity.quantity import Unit
@@ -22,7 +22,7 @@ from catalogue.models import (
     Product,
     ProductLine,
 )
-from catalogue.services.book import IdentityBook, IdentityMode, identity_book, standard_for
+from catalogue.services.book import IdentityBook, identity_book, standard_for
 from catalogue.services.listings import product_follow_merges
 from catalogue.services.prices import FxBook, ObservedPrice, _append_observation
 
@@ -39,6 +39,16 @@ class Sighting:
     category: str = ""
     url: str = ""
     identity_mode: str = IdentityMode.GTIN_THEN_KEY
+
+
+@dataclass(frozen=True)
+class RawFragment:
+    """The parsed fragment a sighting's listed layer was read from, kept as a RawRecord."""
+
+    payload: dict
+    parser_version: str
+    run_id: int | None = None
+    row_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -188,13 +198,24 @@ def _listed_columns(standard: Standard, listed: Listed) -> dict:
     }
 
 
+def _raw_record_keep(listing: Listing, raw: RawFragment) -> int:
+    record = RawRecord.objects.create(
+        listing_id=listing.pk,
+        run_id=raw.run_id,
+        row_number=raw.row_number,
+        payload=raw.payload,
+        parser_version=raw.parser_version,
+    )
+    return record.pk
+
+
 @transaction.atomic
 def listing_record_sighting(
     *,
     sighting: Sighting,
     book: IdentityBook | None = None,
     price: ObservedPrice | None = None,
-    keep_raw: Callable[[Listing], int] | None = None,
+    raw: RawFragment | None = None,
     fx: FxBook | None = None,
     actor=None,
 ) -> SightingResult:
@@ -204,8 +225,7 @@ def listing_record_sighting(
     Resolution order: the listing's pin, the listing's current product (following merges),
     then for a new listing the GTIN, the match key (house and variation through aliases,
     vetoes applied) and finally a new product. Holds a row lock on an existing listing.
-    ``keep_raw`` stores the fragment the listed layer was read from and returns its id (the
-    collector owns raw records; the catalogue only points at them).
+    ``raw``, when given, is kept as a RawRecord of the listing and becomes its listed record.
     """
     book = book if book is not None else identity_book()
     standard = standard_for(sighting.listed, vertical=sighting.vertical, book=book)
@@ -259,12 +279,12 @@ def listing_record_sighting(
         )
         # The id is made in Python and foreign keys are checked at commit, so the raw
         # record can be written first and the listing inserted already pointing at it.
-        if keep_raw is not None:
-            listing.listed_record_id = keep_raw(listing)
+        if raw is not None:
+            listing.listed_record_id = _raw_record_keep(listing, raw)
         listing.save(force_insert=True)
     else:
-        if keep_raw is not None:
-            columns["listed_record_id"] = keep_raw(listing)
+        if raw is not None:
+            columns["listed_record_id"] = _raw_record_keep(listing, raw)
         changed = {k: v for k, v in columns.items() if getattr(listing, k) != v}
         if listing.product_id != product.pk:
             changed["product"] = product

@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from catalogue.collection_records import CollectionRun, RawRecord, RejectedObservation, Source
 from catalogue.models import Override
 from catalogue.tests.factories import (
     BrandFactory,
@@ -12,7 +13,6 @@ from catalogue.tests.factories import (
     PriceObservationFactory,
     ProductLineFactory,
 )
-from ingest.models import CollectionRun, RawRecord, RejectedObservation, Source
 
 pytestmark = pytest.mark.django_db
 
@@ -64,10 +64,10 @@ MODELS = [
     "catalogue.verificationrun",
     "catalogue.verificationcheck",
     "catalogue.airporthours",
-    "ingest.source",
-    "ingest.collectionrun",
-    "ingest.rejectedobservation",
-    "ingest.rawrecord",
+    "catalogue.source",
+    "catalogue.collectionrun",
+    "catalogue.rejectedobservation",
+    "catalogue.rawrecord",
 ]
 
 
@@ -81,9 +81,9 @@ def test_changelist_renders(console, rows, model):
     ("model", "key"),
     [
         ("catalogue_listing", "listing"),
-        ("ingest_source", "source"),
-        ("ingest_collectionrun", "run"),
-        ("ingest_rawrecord", "raw"),
+        ("catalogue_source", "source"),
+        ("catalogue_collectionrun", "run"),
+        ("catalogue_rawrecord", "raw"),
         ("catalogue_priceobservation", "obs"),
     ],
 )
@@ -120,7 +120,7 @@ def test_price_observations_are_read_only_in_the_console(console, rows):
 
 def test_disable_action_asks_for_a_note_first(console, rows):
     source = rows["source"]
-    url = reverse("admin:ingest_source_changelist")
+    url = reverse("admin:catalogue_source_changelist")
     page = console.post(url, {"action": "disable_sources", "_selected_action": [source.pk]})
     assert b"Disable these sources?" in page.content
     source.refresh_from_db()
@@ -129,7 +129,7 @@ def test_disable_action_asks_for_a_note_first(console, rows):
 
 def test_disable_action_switches_the_source_off_with_the_note(console, rows):
     source = rows["source"]
-    url = reverse("admin:ingest_source_changelist")
+    url = reverse("admin:catalogue_source_changelist")
     console.post(
         url,
         {
@@ -148,7 +148,7 @@ def test_enable_action_switches_the_source_back_on(console, rows):
     source = rows["source"]
     Source.objects.filter(pk=source.pk).update(enabled=False)
     console.post(
-        reverse("admin:ingest_source_changelist"),
+        reverse("admin:catalogue_source_changelist"),
         {
             "action": "enable_sources",
             "_selected_action": [source.pk],

@@ -3,11 +3,13 @@
 from types import SimpleNamespace
 
 import pytest
+from django.core.management import call_command
 
+from catalogue.collection_records import Source
 from catalogue.tests.factories import LocationFactory
 from curation.models import MergeCandidate
+from curation.tasks import suggest_candidates
 from ingest import tasks
-from ingest.models import Source
 
 
 def feed_source(tmp_path, slug):
@@ -38,7 +40,7 @@ def test_a_succeeded_collection_sends_the_suggest_task(tmp_path, monkeypatch):
         sent.append("suggest")
         return SimpleNamespace(id="suggest-1")
 
-    monkeypatch.setattr(tasks.suggest_candidates, "delay", delay)
+    monkeypatch.setattr(suggest_candidates, "delay", delay)
     outcome = tasks.collect_source(str(feed_source(tmp_path, "feed-a").pk))
     assert sent == ["suggest"]
     assert outcome["suggest_task"] == "suggest-1"
@@ -47,7 +49,7 @@ def test_a_succeeded_collection_sends_the_suggest_task(tmp_path, monkeypatch):
 @pytest.mark.django_db
 def test_a_disabled_source_sends_no_suggest_task(tmp_path, monkeypatch):
     sent = []
-    monkeypatch.setattr(tasks.suggest_candidates, "delay", lambda: sent.append("suggest"))
+    monkeypatch.setattr(suggest_candidates, "delay", lambda: sent.append("suggest"))
     source = feed_source(tmp_path, "feed-b")
     Source.objects.filter(pk=source.pk).update(enabled=False)
     tasks.collect_source(str(source.pk))
@@ -62,9 +64,31 @@ def test_a_real_worker_queues_candidates_after_collecting(celery_worker_process,
         args=[str(source.pk)], queue=celery_worker_process.queue
     )
     assert result.get(timeout=120)["status"] == "succeeded"
-    from curation.tasks import suggest_candidates
-
     # The collection sent suggest on the worker's queue; run one more to wait for it.
     done = suggest_candidates.apply_async(queue=celery_worker_process.queue).get(timeout=120)
     assert done["proposed"] == 0
     assert MergeCandidate.objects.filter(level="product", status="open").count() == 1
+
+
+@pytest.mark.django_db
+def test_the_collect_command_sends_the_suggest_task_too(tmp_path, monkeypatch):
+    sent = []
+
+    def delay():
+        sent.append("suggest")
+        return SimpleNamespace(id="suggest-2")
+
+    monkeypatch.setattr(suggest_candidates, "delay", delay)
+    feed_source(tmp_path, "feed-cli")
+    call_command("collect", "feed-cli", verbosity=0)
+    assert sent == ["suggest"]
+
+
+@pytest.mark.django_db
+def test_the_collect_command_sends_no_suggest_task_for_a_disabled_source(tmp_path, monkeypatch):
+    sent = []
+    monkeypatch.setattr(suggest_candidates, "delay", lambda: sent.append("suggest"))
+    source = feed_source(tmp_path, "feed-cli-off")
+    Source.objects.filter(pk=source.pk).update(enabled=False)
+    call_command("collect", "feed-cli-off", verbosity=0)
+    assert sent == []

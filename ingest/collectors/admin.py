@@ -6,8 +6,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
+from catalogue.collection_records import CollectionRun, RawRecord, RejectedObservation, Source
 from ingest.collectors.services import source_set_enabled
-from ingest.models import CollectionRun, RawRecord, RejectedObservation, Source
 from omnium.console import (
     EstimatedCountPaginator,
     ReadOnlyAdmin,

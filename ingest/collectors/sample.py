@@ -6,10 +6,10 @@ from datetime import date
 from decimal import Decimal
 
 from catalogue import services as catalogue_services
+from catalogue.collection_records import CollectionRun, RunStatus, Source
 from catalogue.models import Location
 from ingest.collectors.adapters import resolve_path
 from ingest.collectors.services import file_sha256, source_collect
-from ingest.models import CollectionRun, RunStatus, Source
 
 SAMPLE_FILE = "ingest/samples/catalogue/duty_free_sample.csv"
 SOURCE_SLUG = "sample-duty-free"
@@ -126,7 +126,7 @@ def load_catalogue_sample() -> str:
     ).first()
     if done is not None:
         return f"already collected (run {done.pk})"
-    run = source_collect(source=source, triggered_by="load_samples")
+    run = source_collect(source=source, triggered_by="load_samples").run
     return (
         f"{run.products_seen} listings, {run.products_created} products, "
         f"{run.prices_written} prices, {run.rejected} rejected"

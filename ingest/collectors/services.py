@@ -13,18 +13,18 @@ from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from catalogue import services as catalogue_services
-from catalogue.models import Location, ObservationSourceKind
-from ingest.collectors.adapters import adapter_for, resolve_path
-from ingest.collectors.builtin import BUILTIN_SOURCES
-from ingest.collectors.feeds import FeedError, FeedRow, Rejection
-from ingest.models import (
+from catalogue.collection_records import (
     CollectionRun,
-    RawRecord,
     RejectedObservation,
     RejectionStage,
     RunStatus,
     Source,
 )
+from catalogue.models import Location, ObservationSourceKind
+from curation.tasks import suggest_candidates
+from ingest.collectors.adapters import adapter_for, resolve_path
+from ingest.collectors.builtin import BUILTIN_SOURCES
+from ingest.collectors.feeds import FeedError, FeedRow, Rejection
 
 
 class SourceDisabled(Exception):
@@ -150,17 +150,6 @@ def _write_row(
     tally: _Tally,
 ) -> None:
     """One row, all or nothing: the sighting service is the row's transaction."""
-
-    def keep_raw(listing) -> int:
-        raw = RawRecord.objects.create(
-            listing_id=listing.pk,
-            run=run,
-            row_number=row.row_number,
-            payload=row.payload,
-            parser_version=parser_version,
-        )
-        return raw.pk
-
     price = None
     if carries_prices:
         price = catalogue_services.ObservedPrice(
@@ -185,7 +174,12 @@ def _write_row(
         ),
         book=book,
         price=price,
-        keep_raw=keep_raw,
+        raw=catalogue_services.RawFragment(
+            payload=row.payload,
+            parser_version=parser_version,
+            run_id=run.pk,
+            row_number=row.row_number,
+        ),
         fx=fx,
     )
     if carries_prices:
@@ -198,6 +192,15 @@ def _write_row(
     tally.products_created += result.product_created
 
 
+@dataclass(frozen=True)
+class Collected:
+    """What ``source_collect`` did: the finished run, and the id of the suggest task it sent
+    (None when the run failed or no suggestions were asked for)."""
+
+    run: CollectionRun
+    suggest_task_id: str | None = None
+
+
 def source_collect(
     *,
     source: Source,
@@ -205,15 +208,35 @@ def source_collect(
     actor=None,
     triggered_by: str = "",
     progress: Callable[[int], None] | None = None,
-) -> CollectionRun:
-    """Collect one feed file for ``source`` and return the finished run.
+    suggest: bool = False,
+) -> Collected:
+    """Collect one feed file for ``source``: the one collection path of the CLI, Celery and
+    the sample loader.
 
     The file is checked before the run starts (``FeedError``: nothing written). Each row is
     its own transaction: a row that cannot be written becomes a RejectedObservation with its
     reason and the run carries on. Collecting the same file again writes no new listing,
     product or observation. Not atomic as a whole on purpose: the run row and every row
     already written stay, so a crash leaves an honest, failed run behind.
+
+    With ``suggest`` (the CLI and the Celery task ask for it), a succeeded run sends the
+    suggest task: what the new rows suggest waits for a person, in a task of its own, so a
+    slow or failed suggest never fails the collection. Called outside a transaction, as the
+    CLI and Celery do, every row is committed by then (each row commits on its own).
     """
+    run = _collect(source=source, path=path, triggered_by=triggered_by, progress=progress)
+    if suggest and run.status == RunStatus.SUCCEEDED:
+        return Collected(run=run, suggest_task_id=suggest_candidates.delay().id)
+    return Collected(run=run)
+
+
+def _collect(
+    *,
+    source: Source,
+    path: str | Path | None,
+    triggered_by: str,
+    progress: Callable[[int], None] | None,
+) -> CollectionRun:
     if not source.enabled:
         raise SourceDisabled(source)
     if not path and not source.feed_path:

@@ -1,9 +1,9 @@
 import pytest
 from django.urls import reverse
 
+from catalogue.collection_records import CollectionRun, RejectedObservation
 from catalogue.models import Listing, PriceObservation, Product
 from ingest.collectors.sample import load_catalogue_sample
-from ingest.models import CollectionRun, RejectedObservation
 from ingest.samples import SAMPLE_LOADERS
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ from collections import Counter
 import pytest
 from django.db import transaction
 
+from catalogue.collection_records import RawRecord, RejectedObservation, RunStatus
 from catalogue.models import Listing, PriceObservation, Product
 from ingest.collectors.services import source_collect, source_register_builtin
-from ingest.models import RawRecord, RejectedObservation, RunStatus
 from ingest.tests.conftest import CATALOGUE_DATA
 
 pytestmark = pytest.mark.django_db
@@ -36,9 +36,9 @@ def dev_runs(django_db_setup, django_db_blocker):
         runs = {}
         for slug in ("rs-maxi", "ebay-perfume", "alko"):
             source = source_register_builtin(slug=slug)
-            first = source_collect(source=source)
+            first = source_collect(source=source).run
             after_first = _state(source)
-            second = source_collect(source=source)
+            second = source_collect(source=source).run
             runs[slug] = (source, first, second, after_first, _state(source))
         yield runs
         transaction.set_rollback(True)

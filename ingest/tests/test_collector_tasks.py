@@ -1,9 +1,9 @@
 import pytest
 from celery.result import AsyncResult
 
+from catalogue.collection_records import Source
 from catalogue.tests.factories import LocationFactory
 from ingest import tasks
-from ingest.models import Source
 
 pytestmark = pytest.mark.django_db
 

@@ -4,11 +4,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from catalogue.collection_records import CollectionRun, RejectedObservation, Source
 from catalogue.models import Listing, PriceObservation, Product
 from catalogue.tests.factories import FxRateFactory, LocationFactory
 from ingest.collectors.feeds import FeedError
 from ingest.collectors.services import SourceDisabled, source_collect, source_set_enabled
-from ingest.models import CollectionRun, RejectedObservation, Source
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +58,7 @@ def test_a_generic_csv_becomes_listings_products_and_prices(tmp_path, source):
         + "A1,Dior Sauvage EDT Men 100 ml,Dior,92.00,GBP,2026-01-05T09:00:00+00:00,,,\n"
         + "A2,Dior Sauvage EDP Men 100 ml,Dior,105.50,GBP,2026-01-05T09:00:00+00:00,,,\n",
     )
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     assert (run.products_seen, run.products_created, run.prices_written) == (2, 2, 2)
     assert PriceObservation.objects.filter(run=run).count() == 2
 
@@ -67,7 +67,7 @@ def test_a_row_with_no_price_is_rejected_with_its_reason(tmp_path, source):
     path = write(
         tmp_path, HEADER + "A1,Dior Sauvage EDT 100 ml,Dior,,GBP,2026-01-05T09:00:00Z,,,\n"
     )
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     rejection = RejectedObservation.objects.get(run=run)
     assert (rejection.reason, rejection.source_sku, rejection.row_number) == ("no_price", "A1", 2)
     assert run.skipped_no_price == 1
@@ -82,7 +82,7 @@ def test_a_bad_price_is_rejected_not_a_crash(tmp_path, source, price, reason):
     path = write(
         tmp_path, HEADER + f"A1,Dior Sauvage EDT 100 ml,Dior,{price},GBP,2026-01-05T09:00:00Z,,,\n"
     )
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     assert run.skip_counts == {reason: 1}
     assert run.status == "succeeded"
 
@@ -91,13 +91,13 @@ def test_an_unknown_location_code_is_rejected(tmp_path, source):
     path = write(
         tmp_path, HEADER + "A1,Sauvage EDT 100 ml,Dior,9,GBP,2026-01-05T09:00:00Z,,,nowhere\n"
     )
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     assert run.skip_counts == {"unknown_location": 1}
 
 
 def test_a_time_without_an_offset_is_rejected(tmp_path, source):
     path = write(tmp_path, HEADER + "A1,Sauvage EDT 100 ml,Dior,9,GBP,2026-01-05T09:00:00,,,\n")
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     assert run.skip_counts == {"bad_observed_at": 1}
 
 
@@ -133,7 +133,7 @@ def test_a_generic_json_feed_reads_the_records_key(tmp_path, shop):
         {"sku": "J2", "name": "Light Blue EDT Men 125 ml", "brand": "Dolce&Gabbana"},
     ]
     path = write(tmp_path, json.dumps({"items": items}), name="feed.json")
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     assert (run.products_seen, run.rejected, run.skip_counts) == (1, 1, {"no_price": 1})
 
 
@@ -166,7 +166,7 @@ def test_the_same_product_from_two_shops_is_one_product(tmp_path, source, shop):
         + "A1,Dior Sauvage Eau de Toilette Men 100ml,Dior,92,GBP,2026-01-05T09:00:00Z,,,\n"
         + "B7,DIOR SAUVAGE EDT MEN 3.4 OZ,DIOR,410,AED,2026-01-05T09:00:00Z,,,dxb-t3\n",
     )
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     assert run.products_created == 1
     assert Product.objects.get().listings.count() == 2
 
@@ -180,7 +180,7 @@ def test_a_gtin_joins_listings_whatever_their_wording(tmp_path, source):
     )
     source.mapping = {**MAPPING, "defaults": {"vertical": "drinks"}}
     source.save()
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     assert run.products_created == 1
 
 
@@ -212,7 +212,7 @@ def test_a_new_time_on_a_second_run_adds_one_observation(tmp_path, source):
     run = source_collect(
         source=source,
         path=write(tmp_path, HEADER + row.format(price=78, seen="2026-01-06T09:00:00Z")),
-    )
+    ).run
     assert (run.prices_written, run.listings_created) == (1, 0)
     assert PriceObservation.objects.count() == 2
 
@@ -258,7 +258,7 @@ def test_a_row_the_database_refuses_is_rejected_and_the_run_carries_on(tmp_path,
         + f"{too_long},Sauvage EDT Men 100 ml,Dior,80,GBP,2026-01-05T09:00:00Z,,,\n"
         + "A2,Sauvage EDP Men 100 ml,Dior,90,GBP,2026-01-05T09:00:00Z,,,\n",
     )
-    run = source_collect(source=source, path=path)
+    run = source_collect(source=source, path=path).run
     assert (run.products_seen, run.skip_counts) == (1, {"invalid_record": 1})
     assert RejectedObservation.objects.get().row_number == 2
 
@@ -286,6 +286,6 @@ def test_an_ignored_listing_keeps_collecting_prices(tmp_path, source, editor):
     run = source_collect(
         source=source,
         path=write(tmp_path, HEADER + row.format(price=82, seen="2026-01-06T09:00:00Z")),
-    )
+    ).run
     assert run.prices_written == 1
     assert Listing.objects.get().ignored_at is not None

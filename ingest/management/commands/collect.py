@@ -6,10 +6,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from catalogue.collection_records import Source
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError
 from ingest.collectors.services import SourceDisabled, source_collect, source_register_builtin
-from ingest.models import Source
 
 
 class Command(BaseCommand):
@@ -31,9 +31,11 @@ class Command(BaseCommand):
             run = source_collect(
                 source=found,
                 path=path,
+                actor=None,
                 triggered_by="manage.py collect",
+                suggest=True,
                 progress=lambda n: bar.update(n - bar.n),
-            )
+            ).run
         except SourceDisabled as exc:
             bar.close()
             self.stdout.write(str(exc))

@@ -9,7 +9,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("catalogue", "0007_candidate_level_for_participants"),
+        ("catalogue", "0008_collection_records_move_in"),
         ("curation", "0001_merge_candidate_from_catalogue"),
     ]
 
