@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install services run web worker test lint format check bench bench-prices bench-suggest bench-api bench-corrections bench-stats verify-stats bench-batches
+.PHONY: help install services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-corrections bench-stats verify-stats bench-batches
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -63,6 +63,12 @@ format: install ## Apply ruff's formatting and safe fixes
 check: services ## Django system checks and makemigrations --check
 	DEBUG=true $(MANAGE) check
 	DEBUG=true $(MANAGE) makemigrations --check --dry-run
+
+# The apps that exist in this checkout: the list tolerates an app being added or folded away.
+TYPECHECK_APPS := $(wildcard omnium accounts sports cricket catalogue curation discussions ingest)
+
+typecheck: install ## mypy with django-stubs over every app (strict on services and selectors)
+	DEBUG=$${DEBUG:-true} $(VENV)/bin/mypy $(TYPECHECK_APPS)
 
 test: services lint ## Install, ensure services, lint, check migrations, run the whole suite
 	DEBUG=true $(MANAGE) makemigrations --check --dry-run

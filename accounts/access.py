@@ -2,8 +2,9 @@
 
 The one selector every check uses is ``user_can(user, capability, competition)``:
 
-- The account's **role** is authoritative: a capability needs at least its role
-  (``CAPABILITY_ROLE``), whatever grants the account holds. Demoting an account to viewer
+- The account's **role** is authoritative: a capability needs a role that has it (the
+  role table, ``accounts.roles.ROLE_TABLE``, which also decides the console's Django
+  permissions), whatever grants the account holds. Demoting an account to viewer
   therefore ends its submitting everywhere at once, grants or not.
 - Submitters and reviewers are **scoped**: they act only on competitions they hold a grant
   for (an ``AccountGrant`` on a competition node covers the node's whole subtree; a grant on
@@ -19,11 +20,9 @@ Every write here runs in one transaction with its ``AccessHistory`` row and its 
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from typing import TYPE_CHECKING
+from typing import TypeAlias
 
-from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, models, transaction
@@ -31,10 +30,10 @@ from django.db.models import CharField, Q
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from accounts.acting import may_act_as_others
 from accounts.models import (
     ALL_SUBJECTS,
     AccessEvent,
-    AccessHistory,
     AccessRequest,
     AccessRequestStatus,
     AccountGrant,
@@ -47,38 +46,33 @@ from accounts.models import (
     Role,
     User,
 )
+from accounts.roles import ROLE_TABLE, role_may, roles_with
+from accounts.services import (
+    access_history_record,
+    account_groups_sync,
+    api_key_revoke,
+    audit_record,
+    session_revoke,
+)
+from accounts.subjects import subject_digest
 
-if TYPE_CHECKING:
-    from sports.models import Competition
+# A sports.Competition: accounts names that model only through its foreign keys (see
+# ``_competition_model``), so annotations use the base class.
+Competition: TypeAlias = models.Model
 
-ROLE_RANK = {
-    Role.VIEWER: 0,
-    Role.SUBMITTER: 1,
-    Role.REVIEWER: 2,
-    Role.EDITOR: 3,
-    Role.ADMIN: 4,
-}
-CAPABILITY_ROLE = {
-    Capability.SUBMIT: Role.SUBMITTER,
-    Capability.REVIEW: Role.REVIEWER,
-    Capability.EDIT: Role.EDITOR,
-    Capability.ADMINISTER: Role.ADMIN,
-}
-# Roles whose capability holds only where a competition grant says so.
-SCOPED_ROLES = (Role.SUBMITTER, Role.REVIEWER)
+SCOPED_ROLES = tuple(role for role, rights in ROLE_TABLE.items() if rights.scoped)
 TOMBSTONE_PREFIX = "deleted-"
 
 
 def _competition_model() -> type[models.Model]:
-    return apps.get_model("sports", "Competition")
+    # The competition model is reached through the access request's foreign key, whose
+    # target is a lazy string: accounts then depends on sports only through its schema,
+    # never through an import, so sports (and cricket above it) may import accounts.
+    return AccessRequest._meta.get_field("competition").related_model
 
 
 def _competition_type() -> ContentType:
     return ContentType.objects.get_for_model(_competition_model())
-
-
-def _roles_at_least(role: str) -> list[str]:
-    return [r for r, rank in ROLE_RANK.items() if rank >= ROLE_RANK[role]]
 
 
 # --- reading: the one selector ------------------------------------------------------------
@@ -98,7 +92,7 @@ def _scoped_grants(user: User, capability: str):
     return AccountGrant.objects.filter(
         user=user,
         subject_type=_competition_type(),
-        role__in=_roles_at_least(CAPABILITY_ROLE[capability]),
+        role__in=roles_with(capability),
     )
 
 
@@ -106,8 +100,7 @@ def user_can(user, capability: str, competition: Competition | None = None) -> b
     """Whether ``user`` may ``capability`` on ``competition`` (or, with None, on at least
     one competition: whether to show them the way in at all). At most one query."""
     role = effective_role(user)
-    needed = CAPABILITY_ROLE[Capability(capability)]
-    if role is None or ROLE_RANK[role] < ROLE_RANK[needed]:
+    if role is None or not role_may(role, Capability(capability)):
         return False
     if role not in SCOPED_ROLES:
         return True
@@ -126,8 +119,7 @@ def user_can_everywhere(user, capability: str) -> bool:
     """Whether ``user`` may ``capability`` on every competition, including ones not made
     yet: an unscoped role (editor, administrator), or a grant on ``"*"``. At most one query."""
     role = effective_role(user)
-    needed = CAPABILITY_ROLE[Capability(capability)]
-    if role is None or ROLE_RANK[role] < ROLE_RANK[needed]:
+    if role is None or not role_may(role, Capability(capability)):
         return False
     if role not in SCOPED_ROLES:
         return True
@@ -139,8 +131,7 @@ def competitions_for(user, capability: str):
     a submitter's choice of target). Grants cover subtrees: one range condition each."""
     competitions = _competition_model().objects.all()
     role = effective_role(user)
-    needed = CAPABILITY_ROLE[Capability(capability)]
-    if role is None or ROLE_RANK[role] < ROLE_RANK[needed]:
+    if role is None or not role_may(role, Capability(capability)):
         return competitions.none()
     if role not in SCOPED_ROLES:
         return competitions
@@ -172,66 +163,44 @@ def competition_by_code(code: str) -> Competition:
     return matches[0]
 
 
-def subject_digest(subject: str) -> str:
-    """The one-way marker of a login subject: SHA-256 of its trimmed, lowercased text."""
-    return hashlib.sha256(subject.strip().lower().encode()).hexdigest()
-
-
-def subject_revoked(subject: str) -> bool:
-    """Whether ``subject`` (a username or an e-mail address) belonged to a deleted account."""
-    return bool(subject.strip()) and (
-        RevokedSubject.objects.filter(digest=subject_digest(subject)).exists()
-    )
-
-
 # --- writing ------------------------------------------------------------------------------
 
 
 def _require_administrator(actor: User | None) -> None:
-    from accounts.acting import may_act_as_others
-
     if actor is not None and not may_act_as_others(actor):
         raise PermissionDenied("Only an administrator can change who may submit or review.")
 
 
-def access_history_record(
-    *,
-    user: User,
-    actor: User | None,
-    event: str,
-    role_before: str = "",
-    role_after: str = "",
-    competition: Competition | None = None,
-    every_competition: bool = False,
-    request: AccessRequest | None = None,
-    reason: str = "",
-) -> AccessHistory:
-    """Append one history row. Call it inside the transaction of the change it records."""
-    return AccessHistory.objects.create(
-        user=user,
-        actor=actor,
-        event=event,
-        role_before=role_before,
-        role_after=role_after,
-        competition=competition,
-        every_competition=every_competition,
-        request=request,
-        reason=reason,
-    )
-
-
 @transaction.atomic
 def account_role_change(*, user: User, role: str, actor: User | None, reason: str = "") -> User:
-    """Set an account's application role (administrators only); the history row and the
-    audit row are written by ``accounts.services.account_role_set``, in this transaction."""
-    from accounts.services import account_role_set
+    """Set an account's application role: the one write of a role, for the console, the
+    command line and request approval alike.
 
+    Only an administrator (or an operator at the command line, ``actor=None``) may; a
+    deleted account gets no role. Locks the account's row; a no-op returns early. Moves the
+    account to its role's group and writes the access-history row and the audit row, all
+    in this transaction.
+    """
     _require_administrator(actor)
     if role not in Role.values:
         raise ValidationError({"role": f"Unknown role {role!r}; one of {', '.join(Role.values)}."})
+    user = User.objects.select_for_update().get(pk=user.pk)
     if user.tombstoned_at is not None:
         raise ValidationError("A deleted account cannot be given a role.")
-    return account_role_set(user=user, role=role, actor=actor, reason=reason)
+    if user.role == role:
+        return user
+    old = user.role
+    user.role = role
+    user.save(update_fields=["role"])
+    account_groups_sync(user=user)
+    access_history_record(
+        user=user, actor=actor, event=AccessEvent.ROLE_CHANGED, role_before=old, role_after=role,
+        reason=reason,
+    )  # fmt: skip
+    audit_record(
+        actor=actor, action="account.role", entity=user, key=user.pk, detail={"role": [old, role]}
+    )
+    return user
 
 
 def _grant_subject(competition: Competition | None) -> tuple[str, dict]:
@@ -253,8 +222,6 @@ def competition_grant_set(
     """Let ``user`` act as ``role`` (submitter or reviewer) on ``competition`` and every node
     below it; ``competition=None`` means every competition. Replaces an earlier grant on the
     same node. The account's role still decides what it may do at all."""
-    from accounts.services import audit_record
-
     _require_administrator(actor)
     if role not in SCOPED_ROLES:
         raise ValidationError(
@@ -308,8 +275,6 @@ def competition_grant_revoke(
 def _grant_revoke(*, user: User, competition: Competition | None, actor, reason: str) -> bool:
     """The revocation itself, for callers that have checked the actor (the account's own
     deletion revokes its grants without the owner being an administrator)."""
-    from accounts.services import audit_record
-
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": "Say why the access is being revoked."})
@@ -349,8 +314,6 @@ def access_request_create(
 ) -> AccessRequest:
     """``user`` asks to submit data for ``competition``. Only the account itself asks;
     asking grants nothing. One pending request per competition."""
-    from accounts.services import audit_record
-
     if actor.pk != user.pk:
         raise PermissionDenied("People ask for access themselves.")
     if not user.can_sign_in:
@@ -400,8 +363,6 @@ def access_request_approve(
     """Approve: a viewer becomes a submitter, and the account gets a submitter grant on the
     requested competition (its subtree). Request, role change, grant and their history rows
     are one transaction: either all of them exist or none does."""
-    from accounts.services import audit_record
-
     _require_administrator(actor)
     request = _pending(request)
     user = User.objects.select_for_update().get(pk=request.user_id)
@@ -415,7 +376,7 @@ def access_request_approve(
         user=user, actor=actor, event=AccessEvent.APPROVED, competition=request.competition,
         request=request, reason=request.decision_reason,
     )  # fmt: skip
-    if ROLE_RANK[user.role] < ROLE_RANK[Role.SUBMITTER]:
+    if not role_may(user.role, Capability.SUBMIT):
         user = account_role_change(
             user=user, role=Role.SUBMITTER, actor=actor, reason="request approved"
         )
@@ -442,8 +403,6 @@ def access_request_reject(
     *, request: AccessRequest, actor: User | None, reason: str
 ) -> AccessRequest:
     """Reject with a reason (shown to the person). Nothing else changes; they may ask again."""
-    from accounts.services import audit_record
-
     _require_administrator(actor)
     reason = reason.strip()
     if not reason:
@@ -486,8 +445,6 @@ def account_tombstone(*, user: User, actor: User | None, reason: str) -> User:
     and revokes every live session, API key and unused welcome/reset link. The account
     itself or an administrator may do it. Deleting twice changes nothing.
     """
-    from accounts.services import api_key_revoke, audit_record, session_revoke
-
     if actor is not None and actor.pk != user.pk:
         _require_administrator(actor)
     reason = reason.strip()

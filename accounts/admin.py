@@ -97,7 +97,13 @@ class UserAdmin(BaseUserAdmin):
             obj.status, obj.role = form.initial["status"], form.initial["role"]
             super().save_model(request, obj, form, change)
             services.account_status_set(user=obj, status=new_status, actor=request.real_user)
-            services.account_role_set(user=obj, role=new_role, actor=request.real_user)
+            if new_role != obj.role:
+                try:
+                    access.account_role_change(user=obj, role=new_role, actor=request.real_user)
+                except ValidationError as error:
+                    # The form is past validation here: refuse the whole request; the change
+                    # view's transaction then undoes the rest of this edit too.
+                    raise PermissionDenied("; ".join(error.messages)) from error
             obj.refresh_from_db()
         else:
             super().save_model(request, obj, form, change)

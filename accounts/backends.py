@@ -7,6 +7,7 @@ from axes.backends import AxesStandaloneBackend
 from django.contrib.auth.backends import ModelBackend
 
 from accounts.models import AccountStatus
+from accounts.subjects import subject_revoked
 
 
 class LockoutBackend(AxesStandaloneBackend):
@@ -33,8 +34,6 @@ class StatusModelBackend(ModelBackend):
     Signing in never changes a role or a grant: this backend only reads."""
 
     def authenticate(self, request, username=None, password=None, **kwargs):
-        from accounts.access import subject_revoked
-
         if username and subject_revoked(str(username)):
             return None
         return super().authenticate(request, username=username, password=password, **kwargs)

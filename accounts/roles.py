@@ -1,40 +1,98 @@
-"""Roles as Django groups: what each role may do in the console, as model permissions.
+"""What each role may do: the one table both permission systems answer from.
 
-A role is a group of the same name; an account's groups follow its role
-(``accounts.services.account_groups_sync``). Rules are by app and action, so a model added
-to an app later is covered once ``manage.py sync_role_groups`` (or the first use of a new
-group) runs.
+``ROLE_TABLE`` gives each role the console actions it has per app label (Django's model
+permissions: view, add, change, delete) and the named capabilities of
+``accounts.access.user_can`` (submit, review, edit, administer), and says whether the role
+is scoped by competition grants. From it:
+
+- each role's Django group (a group of the role's name) holds exactly the permissions its
+  apps and actions name (``role_group``; an account's groups follow its role through
+  ``accounts.services.account_groups_sync``). Rules are by app and action, so a model added
+  to an app later is covered once ``manage.py sync_role_groups`` runs;
+- ``user_can`` answers from the capabilities (``role_may``, ``roles_with``).
+
+An app label that is not installed (yet) matches no permission and is skipped, so the table
+may name an app before it exists.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from django.apps import apps
 from django.contrib.auth.models import Group, Permission
 from django.db.models import Q
 
-from accounts.models import Role
+from accounts.models import Capability, Role
 
-CURATED_APPS = ("sports", "catalogue", "curation", "discussions", "ingest")
-_VIEW = {app: ("view",) for app in CURATED_APPS}
-ROLE_RULES: dict[str, dict[str, tuple[str, ...]]] = {
-    Role.VIEWER: _VIEW,
-    Role.SUBMITTER: {**_VIEW, "ingest": ("view", "add")},
-    Role.REVIEWER: {
-        **_VIEW,
-        "ingest": ("view", "add", "change"),
-        "catalogue": ("view", "change"),
-        "curation": ("view", "change"),
-    },
-    Role.EDITOR: {app: ("view", "add", "change") for app in CURATED_APPS},
-    Role.ADMIN: {
-        **{app: ("view", "add", "change") for app in CURATED_APPS},
-        "accounts": ("view", "add", "change"),
-    },
+VIEW, ADD, CHANGE, DELETE = "view", "add", "change", "delete"
+ACTIONS = (VIEW, ADD, CHANGE, DELETE)
+READ = (VIEW,)
+CURATE = (VIEW, ADD, CHANGE)
+
+# The apps people curate in the console. ``curation`` holds the merge-candidate queue: as
+# with catalogue's candidates, reviewers decide (change) and editors curate (add, change).
+CURATED_APPS = ("sports", "cricket", "catalogue", "curation", "discussions", "ingest")
+
+
+@dataclass(frozen=True)
+class RoleRights:
+    apps: Mapping[str, tuple[str, ...]]  # app label -> console actions on all its models
+    capabilities: frozenset[str]  # what ``user_can`` may answer yes to
+    scoped: bool = False  # capabilities hold only where a competition grant says so
+
+
+_READ_ALL = {app: READ for app in CURATED_APPS}
+
+ROLE_TABLE: dict[str, RoleRights] = {
+    Role.VIEWER: RoleRights(apps=_READ_ALL, capabilities=frozenset()),
+    Role.SUBMITTER: RoleRights(
+        apps={**_READ_ALL, "ingest": (VIEW, ADD)},
+        capabilities=frozenset({Capability.SUBMIT}),
+        scoped=True,
+    ),
+    Role.REVIEWER: RoleRights(
+        apps={
+            **_READ_ALL,
+            "ingest": (VIEW, ADD, CHANGE),
+            "catalogue": (VIEW, CHANGE),
+            "curation": (VIEW, CHANGE),
+        },
+        capabilities=frozenset({Capability.SUBMIT, Capability.REVIEW}),
+        scoped=True,
+    ),
+    Role.EDITOR: RoleRights(
+        apps={app: CURATE for app in CURATED_APPS},
+        capabilities=frozenset({Capability.SUBMIT, Capability.REVIEW, Capability.EDIT}),
+    ),
+    Role.ADMIN: RoleRights(
+        apps={**{app: CURATE for app in CURATED_APPS}, "accounts": CURATE},
+        capabilities=frozenset(Capability.values),
+    ),
 }
+
+
+def role_may(role: str, capability: str) -> bool:
+    """Whether ``role`` has ``capability`` at all (before any grant scoping)."""
+    return capability in ROLE_TABLE[role].capabilities
+
+
+def roles_with(capability: str) -> list[str]:
+    """The roles that have ``capability``: also the grant roles that carry it."""
+    return [role for role, rights in ROLE_TABLE.items() if capability in rights.capabilities]
+
+
+def role_app_actions(role: str) -> dict[str, tuple[str, ...]]:
+    """``role``'s console actions per app, limited to the apps installed now."""
+    # Checked against the registry, not just left to match nothing: a label the table names
+    # ahead of its app (or after one is removed) must never grant anything by accident.
+    return {app: acts for app, acts in ROLE_TABLE[role].apps.items() if app in apps.app_configs}
 
 
 def role_permissions(role: str):
     match = Q(pk__in=[])
-    for app, actions in ROLE_RULES[role].items():
+    for app, actions in role_app_actions(role).items():
         match |= Q(content_type__app_label=app, codename__regex=rf"^({'|'.join(actions)})_")
     return Permission.objects.filter(match)
 

@@ -37,6 +37,9 @@ def _uuid_or_none(value: object) -> uuid.UUID | None:
 class SessionStore(DatabaseSessionStore):
     @classmethod
     def get_model_class(cls):
+        # Imported when first asked, as Django's own database store does: the engine is
+        # loaded by dotted path from settings and may be imported before the app registry
+        # is ready, when importing models would fail.
         from accounts.models import AccountSession
 
         return AccountSession

@@ -1,6 +1,6 @@
 """bench-tree: "every fixture under this node" by nested-set range vs a recursive CTE.
 
-Builds a Games-sized tree (2,709 nodes, 8,917 fixtures, as in seed 000's Asian Games) in a
+Builds a Games-sized tree (2,709 nodes, 8,917 fixtures, the size of a real Asian Games) in a
 benchmark database, then times both queries on the same database in the same run, fetching
 every fixture id under the root. Prints the medians and the ratio (CTE / MPTT).
 """

@@ -1,6 +1,6 @@
-"""Cricket on the sports spine: ball-by-ball Cricsheet events (seed 001).
+"""Cricket on the sports spine: ball-by-ball Cricsheet events.
 
-The signed-off exception to "no sport-specific tables": the eight source properties O1-O8
+The agreed exception to "no sport-specific tables": the quirks of the Cricsheet data
 force innings, deliveries (with revisions), wickets, fielders and their side tables. Every
 table hangs off ``sports.Fixture`` and ``sports.Participant``.
 """

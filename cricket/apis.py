@@ -24,6 +24,7 @@ from cricket.corrections import (
     may_correct,
     may_read_history,
 )
+from cricket.freshness import scorecard_freshness
 from cricket.models import (
     Delivery,
     DeliveryCorrectionHistory,
@@ -40,7 +41,6 @@ from cricket.serializers import (
 )
 from omnium.conditional import conditional
 from omnium.pagination import StableCursorPagination
-from sports.freshness import scorecard_freshness
 from sports.models import Fixture
 
 # Occurrence order across a whole fixture in one sortable number: the innings ordinal, then

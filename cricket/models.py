@@ -1,14 +1,14 @@
-"""Cricket's event tables (seed 001 §4: match structure and events).
+"""Cricket's event tables: match structure (innings and side tables) and events (balls, wickets).
 
 Identity follows the source properties, not the printed scorecard:
 
-- a delivery is (innings, over number, position in the source array) (O1); the printed
+- a delivery is (innings, over number, position in the source array): the printed
   ball label is display text derived at ingest;
-- players are ``sports.Participant`` rows found by Cricsheet registry id (O2), never by name;
-- extras are five nullable columns, an explicit 0 kept as 0 (O3, #590);
-- wickets and fielders have their own tables, fielder identity nullable (O4);
-- an innings count per fixture is open (O5), overs may hold any number of legal balls (O6),
-  and penalty runs sit on the innings, belonging to no delivery (O7).
+- players are ``sports.Participant`` rows found by Cricsheet registry id, never by a name;
+- extras are five nullable columns (types co-occur on one ball), an explicit 0 kept as 0;
+- wickets and fielders have their own tables (one ball may name several), fielder identity nullable;
+- an innings count per fixture is open, overs may hold any number of legal balls (miscounts),
+  and penalty runs sit on the innings, belonging to no delivery.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from sports.models import Fixture, Participant, Submission
 
 
 class DismissalKind(models.Model):
-    """A way of getting out. A lookup table rather than an enumeration (seed §7): the corpus
+    """A way of getting out. A lookup table, not an enumeration (a new kind is a row): the corpus
     holds fourteen kinds, two of them absent from an earlier subset. Whether the bowler is
     credited lives here as data, so a run out is not the bowler's wicket by rule, not code."""
 
@@ -51,8 +51,8 @@ class OfficialRole(models.TextChoices):
 
 
 class FixtureOfficial(UUIDModel):
-    """An official of one fixture. Officials are not promoted to participants (seed §7):
-    identity from a name is what O2 forbids, so the row keeps the name as written and the
+    """An official of one fixture. Officials are not promoted to participants:
+    the source gives them no stable id and a name is no identity, so the row keeps the name and the
     registry id where the file's registry gives one."""
 
     fixture = models.ForeignKey(Fixture, on_delete=models.PROTECT, related_name="officials")
@@ -74,7 +74,7 @@ class FixtureOfficial(UUIDModel):
 
 
 class Innings(UUIDModel, TimestampedModel):
-    """One innings of a fixture, in file order. Any number per fixture (O5): Tests have up
+    """One innings of a fixture, in file order. Any number per fixture: Tests have up
     to four, a tied limited-overs match adds super-over innings (one IPL match has four)."""
 
     fixture = models.ForeignKey(Fixture, on_delete=models.PROTECT, related_name="innings")
@@ -86,7 +86,7 @@ class Innings(UUIDModel, TimestampedModel):
     target_overs = models.DecimalField(max_digits=6, decimal_places=1, null=True, blank=True)
     declared = models.BooleanField(default=False)
     forfeited = models.BooleanField(default=False)
-    # O7: penalty runs awarded before or after the innings, belonging to no delivery.
+    # Penalty runs awarded before or after the innings, belonging to no delivery.
     penalty_runs_pre = models.PositiveIntegerField(null=True, blank=True)
     penalty_runs_post = models.PositiveIntegerField(null=True, blank=True)
 
@@ -150,7 +150,7 @@ class InningsAbsent(models.Model):
 
 
 class InningsMiscountedOver(models.Model):
-    """An over the umpires miscounted (O6). Explains an irregularity; legal balls are still
+    """An over the umpires miscounted (not six legal balls): an irregularity; legal balls are still
     counted from the delivery rows. The source gives ``balls`` as an int or as a string, so
     ingest coerces it to this typed column."""
 
@@ -237,7 +237,7 @@ class Delivery(models.Model):
     revision and marks this one superseded (the partial unique index lets exactly one live
     row stand per natural key while any number of superseded revisions sit behind it).
 
-    Identity is (innings, over_number, position) (O1). ``sequence`` is the occurrence order
+    Identity is (innings, over_number, position): labels repeat. ``sequence`` is the order
     within the innings, assigned at ingest and inherited by corrections, so a consumer
     paging through an innings never sees it shift.
     """
@@ -272,14 +272,14 @@ class Delivery(models.Model):
     runs_extras = models.PositiveSmallIntegerField()
     runs_total = models.PositiveSmallIntegerField()
     non_boundary = models.BooleanField(default=False)
-    # O3: extras types co-occur, so five columns. NULL = absent from the file, 0 = an
-    # explicit zero; both mean "not a wide" (#590): classify with > 0, never IS NULL.
+    # Extras types co-occur on one ball, so five columns. NULL = absent from the file, 0 = an
+    # explicit zero; both mean "not a wide": classify with > 0, never IS NULL.
     extra_wides = models.SmallIntegerField(null=True, blank=True)
     extra_noballs = models.SmallIntegerField(null=True, blank=True)
     extra_byes = models.SmallIntegerField(null=True, blank=True)
     extra_legbyes = models.SmallIntegerField(null=True, blank=True)
     extra_penalty = models.SmallIntegerField(null=True, blank=True)
-    # Revisions (seed §3): the correction path adds behaviour on these, not schema.
+    # Revisions: a correction inserts a row; the correction path adds behaviour here, not schema.
     revision = models.PositiveIntegerField(default=1)
     is_current = models.BooleanField(default=True)
     # One-to-one both ways, enforced by the partial unique constraints below (a plain
@@ -363,7 +363,7 @@ class Delivery(models.Model):
             models.Index(fields=["batter"], name="delivery_batter_idx"),
             models.Index(fields=["bowler"], name="delivery_bowler_idx"),
         ]
-        # Published content and provenance are immutable (seed §3): only the controlled
+        # Published content and provenance are immutable: only the controlled
         # live-to-superseded transition may touch a stored row, and none is ever deleted.
         triggers = [
             pgtrigger.ReadOnly(
@@ -505,7 +505,7 @@ class Delivery(models.Model):
 
 
 class DeliveryWicket(models.Model):
-    """One wicket entry of a delivery; a delivery can carry two (O4: caught plus a batter
+    """One wicket entry of a delivery; a delivery can carry two (caught plus a batter
     timed out)."""
 
     id = models.BigAutoField(primary_key=True)
@@ -528,7 +528,7 @@ class DeliveryWicket(models.Model):
 
 class DeliveryWicketFielder(models.Model):
     """A fielder named in a wicket. Identity is nullable: the source marks some substitutes
-    with no name at all (O4)."""
+    with no name at all."""
 
     id = models.BigAutoField(primary_key=True)
     wicket = models.ForeignKey(DeliveryWicket, on_delete=models.PROTECT, related_name="fielders")
@@ -618,7 +618,7 @@ class DeliveryCorrectionHistoryQuerySet(models.QuerySet):
 
 
 class DeliveryCorrectionHistory(models.Model):
-    """One accepted correction of one delivery (seed 001 §3), append-only.
+    """One accepted correction of one delivery (both snapshots, who and why), append-only.
 
     Holds who asked and when (the database's clock, not the caller's), why, the complete
     content before and after (wickets and fielders included), the two revisions it links,

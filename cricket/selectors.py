@@ -3,7 +3,7 @@
 The scorecard derives nothing itself. Every figure on it (batting and bowling lines, the
 order of both, how each batter was out, the falls of wicket, extras by type, the total
 with innings penalty runs, wickets and legal balls) is a column of the fixture's lines,
-which ``cricket.stats.engine`` derives from the live deliveries by the seed's §5
+which ``cricket.stats.engine`` derives from the live deliveries by the derivation
 rules: one derivation for the scorecard, the careers, the leaderboards and the datasets.
 Here the lines are only put in order and given names.
 
@@ -154,7 +154,7 @@ def fixture_scorecard(fixture: Fixture) -> list[InningsCard]:
 
 def _fielder(fielder: dict, names: dict[str, str]) -> str:
     """A fielder as the card prints them: a named substitute as "sub (Name)", an unnamed
-    one (O4) as "sub"."""
+    one (the source may omit the name) as "sub"."""
     pid = fielder["participant"]
     if not pid:
         return "sub"

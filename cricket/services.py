@@ -1,6 +1,6 @@
 """Writes on cricket's reference data: the sport row and people and teams by Cricsheet id.
 
-A name is never a join key (O2): "Abdul Rahman" is three people, and one person appears as
+A name is never a join key (names are shared and change): "Abdul Rahman" is three; one person is
 "KH Brunt" and "KH Sciver-Brunt". Players are found through the external-id map by their
 registry identifier; every name seen for an identifier becomes an alias.
 """

@@ -3,6 +3,8 @@ service → output serializer. Every route needs a signed-in account."""
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from django.apps import apps
 from django.core.exceptions import PermissionDenied, ValidationError
 from drf_spectacular.utils import extend_schema
@@ -14,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.acting import request_actors
-from accounts.models import Role
+from accounts.models import Role, User
 from discussions import services
 from discussions.filters import ArticleFilter, CommentFilter, NotificationFilter, ThreadFilter
 from discussions.models import (
@@ -46,7 +48,20 @@ from discussions.serializers import (
     ThreadSerializer,
     UploadInputSerializer,
 )
+from omnium.auth import signed_in
 from omnium.pagination import StableCursorPagination
+
+
+class _Writers(TypedDict):
+    actor: User
+    acting_as: User | None
+
+
+def _writers(request: Request) -> _Writers:
+    """Who writes a comment: the person at the keyboard and whom they act as (if anyone).
+    Every route here requires a signed-in account, so the actor is one."""
+    actors = request_actors(request)
+    return {"actor": signed_in(actors["actor"]), "acting_as": actors["acting_as"]}
 
 
 class NewestFirstCursorPagination(StableCursorPagination):
@@ -90,7 +105,7 @@ class ThreadViewSet(viewsets.ReadOnlyModelViewSet):
     def read(self, request: Request, pk=None) -> Response:
         """Opening a thread: move the caller's read mark to now."""
         thread = self.get_object()
-        services.thread_read_mark(thread=thread, user=request.user)
+        services.thread_read_mark(thread=thread, user=signed_in(request.user))
         return Response(ThreadSerializer(self.get_queryset().get(pk=thread.pk)).data)
 
 
@@ -108,7 +123,7 @@ class CommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         comment = services.comment_post(
             thread=data.validated_data["thread"],
             body=data.validated_data["body"],
-            **request_actors(request),
+            **_writers(request),
         )
         return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
 
@@ -120,14 +135,14 @@ class CommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         comment = services.comment_edit(
             comment=self.get_object(),
             body=data.validated_data["body"],
-            **request_actors(request),
+            **_writers(request),
         )
         return Response(CommentSerializer(comment).data)
 
     @extend_schema(request=None, responses={204: None})
     def destroy(self, request: Request, pk=None) -> Response:
         """Soft delete: the comment stays as a tombstone."""
-        services.comment_delete(comment=self.get_object(), **request_actors(request))
+        services.comment_delete(comment=self.get_object(), **_writers(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -148,14 +163,15 @@ class NotificationViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def read(self, request: Request, pk=None) -> Response:
         notification = services.notification_mark_read(
-            notification=self.get_object(), actor=request.user
+            notification=self.get_object(), actor=signed_in(request.user)
         )
         return Response(NotificationSerializer(notification).data)
 
     @extend_schema(request=None, responses={200: None})
     @action(detail=False, methods=["post"], url_path="read-all")
     def read_all(self, request: Request) -> Response:
-        return Response({"marked": services.notifications_mark_all_read(actor=request.user)})
+        marked = services.notifications_mark_all_read(actor=signed_in(request.user))
+        return Response({"marked": marked})
 
 
 class FeaturePriorityViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -169,7 +185,7 @@ class FeaturePriorityViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def create(self, request: Request) -> Response:
         data = FeaturePrioritySerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        row = services.feature_priority_set(**data.validated_data, actor=request.user)
+        row = services.feature_priority_set(**data.validated_data, actor=signed_in(request.user))
         return Response(FeaturePrioritySerializer(row).data)
 
 
@@ -184,7 +200,7 @@ class QuoteSelectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def create(self, request: Request) -> Response:
         data = QuoteSelectionSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        row = services.quote_selection_set(**data.validated_data, actor=request.user)
+        row = services.quote_selection_set(**data.validated_data, actor=signed_in(request.user))
         return Response(QuoteSelectionSerializer(row).data)
 
 
@@ -207,7 +223,7 @@ class QuoteRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         quote = services.quote_request_submit(
             lines=data.validated_data["lines"],
             note=data.validated_data["note"],
-            actor=request.user,
+            actor=signed_in(request.user),
         )
         return Response(QuoteRequestSerializer(quote).data, status=status.HTTP_201_CREATED)
 
@@ -221,7 +237,8 @@ class DecisionItemViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def state(self, request: Request, pk=None) -> Response:
         """The owner's decision on this item (administrators); the latest one wins."""
-        if not (request.user.is_superuser or request.user.role == Role.ADMIN):
+        user: User = signed_in(request.user)
+        if not (user.is_superuser or user.role == Role.ADMIN):
             raise PermissionDenied("Only the owner decides items.")
         data = OwnerItemStateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -230,7 +247,7 @@ class DecisionItemViewSet(viewsets.ReadOnlyModelViewSet):
             item=item,
             status=data.validated_data["status"],
             decision=data.validated_data.get("decision", ""),
-            actor=request.user,
+            actor=user,
         )
         return Response(DecisionItemSerializer(self.get_queryset().get(pk=item.pk)).data)
 
@@ -249,7 +266,7 @@ class ClientTodoViewSet(viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=None, responses=ClientTodoSerializer)
     @action(detail=True, methods=["post"])
     def complete(self, request: Request, pk=None) -> Response:
-        todo = services.todo_complete(todo=self.get_object(), actor=request.user)
+        todo = services.todo_complete(todo=self.get_object(), actor=signed_in(request.user))
         return Response(ClientTodoSerializer(self.get_queryset().get(pk=todo.pk)).data)
 
     @extend_schema(request=UploadInputSerializer, responses={201: ClientUploadSerializer})
@@ -261,7 +278,7 @@ class ClientTodoViewSet(viewsets.ReadOnlyModelViewSet):
             todo=self.get_object(),
             file=data.validated_data["file"],
             note=data.validated_data["note"],
-            actor=request.user,
+            actor=signed_in(request.user),
         )
         return Response(ClientUploadSerializer(upload).data, status=status.HTTP_201_CREATED)
 

@@ -1,23 +1,31 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Self
+
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import Count, F, OuterRef, Q, Subquery
 
+if TYPE_CHECKING:
+    # models.py imports this module, so the models are named here for mypy only; ruff does
+    # not see the quoted names in the class bases, hence the noqa.
+    from accounts.models import User
+    from discussions.models import Article, Comment, Notification, Thread  # noqa: F401
 
-class ThreadQuerySet(models.QuerySet):
-    def for_subject(self, subject: models.Model):
+
+class ThreadQuerySet(models.QuerySet["Thread"]):
+    def for_subject(self, subject: models.Model) -> Self:
         return self.filter(
             subject_type=ContentType.objects.get_for_model(subject), subject_id=str(subject.pk)
         )
 
-    def open(self):
+    def open(self) -> Self:
         return self.filter(outcome__isnull=True)
 
-    def unarchived(self):
+    def unarchived(self) -> Self:
         return self.filter(archived_at__isnull=True)
 
-    def with_unread_count(self, user):
+    def with_unread_count(self, user: User) -> Self:
         """Annotate ``unread_count``: live comments by others newer than ``user``'s last
         open of the thread (all of them if never opened). Computed from ``ThreadRead`` on
         every read; nothing stores a count that could drift."""
@@ -34,28 +42,28 @@ class ThreadQuerySet(models.QuerySet):
         )
 
 
-class CommentQuerySet(models.QuerySet):
-    def live(self):
+class CommentQuerySet(models.QuerySet["Comment"]):
+    def live(self) -> Self:
         return self.filter(deleted_at__isnull=True)
 
 
-class NotificationQuerySet(models.QuerySet):
-    def unread(self):
+class NotificationQuerySet(models.QuerySet["Notification"]):
+    def unread(self) -> Self:
         return self.filter(read_at__isnull=True)
 
-    def for_recipient(self, user):
+    def for_recipient(self, user: User) -> Self:
         return self.filter(recipient=user)
 
 
-class ArticleQuerySet(models.QuerySet):
-    def published(self):
+class ArticleQuerySet(models.QuerySet["Article"]):
+    def published(self) -> Self:
         """The only articles the public may see, on every page and route."""
         return self.filter(status="published", published_at__isnull=False)
 
-    def airport_writeup(self, airport_code: str):
+    def airport_writeup(self, airport_code: str) -> Self:
         """The published write-up of one airport (an empty queryset if none)."""
         return self.published().filter(kind="airport_writeup", airport_code=airport_code.upper())
 
-    def category_intro(self, category: str):
+    def category_intro(self, category: str) -> Self:
         """The published intro of one category (an empty queryset if none)."""
         return self.published().filter(kind="category_intro", category=category)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from discussions.markdown import render_markdown
@@ -120,7 +122,7 @@ class FeaturePrioritySerializer(serializers.ModelSerializer):
         fields = ("feature_key", "priority", "updated_at")
         read_only_fields = ("updated_at",)
         # The key is an upsert target here, not a unique row to refuse twice.
-        extra_kwargs = {"feature_key": {"validators": []}}
+        extra_kwargs: dict[str, dict[str, Any]] = {"feature_key": {"validators": []}}
 
 
 class QuoteSelectionSerializer(serializers.ModelSerializer):
@@ -128,12 +130,14 @@ class QuoteSelectionSerializer(serializers.ModelSerializer):
         model = QuoteSelection
         fields = ("item_key", "included", "updated_at")
         read_only_fields = ("updated_at",)
-        extra_kwargs = {"item_key": {"validators": []}}
+        extra_kwargs: dict[str, dict[str, Any]] = {"item_key": {"validators": []}}
 
 
 class QuoteLineSerializer(serializers.Serializer):
     item_key = serializers.CharField(max_length=100)
-    label = serializers.CharField(max_length=200, required=False)
+    # The stubs type Field.label (a field's caption) on Serializer too, so a field named
+    # "label" reads as overriding it; DRF keeps declared fields apart from that attribute.
+    label = serializers.CharField(max_length=200, required=False)  # type: ignore[assignment]
     quantity = serializers.IntegerField(min_value=1)
     unit_usd = serializers.DecimalField(max_digits=10, decimal_places=2, min_value=0)
 

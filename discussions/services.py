@@ -7,12 +7,16 @@ Conventions: ``actor`` is the person really acting; ``acting_as`` the account th
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterable
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from django.core.mail import send_mail
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
@@ -69,7 +73,7 @@ def thread_for(*, subject: models.Model, label: str = "") -> Thread:
     return thread
 
 
-def _thread_participants(thread: Thread) -> set:
+def _thread_participants(thread: Thread) -> set[uuid.UUID]:
     return set(thread.comments.live().values_list("author_id", flat=True).distinct()) | set(
         thread.asks.values_list("for_user_id", flat=True)
     )
@@ -226,7 +230,7 @@ def comment_move(*, comment: Comment, to_thread: Thread, actor: User) -> Comment
     return comment
 
 
-def thread_read_mark(*, thread: Thread, user: User, at=None) -> ThreadRead:
+def thread_read_mark(*, thread: Thread, user: User, at: datetime | None = None) -> ThreadRead:
     """Move ``user``'s read mark on ``thread`` forward (never back)."""
     at = at or timezone.now()
     read, created = ThreadRead.objects.get_or_create(
@@ -559,7 +563,9 @@ def quote_selection_set(*, item_key: str, included: bool, actor: User) -> QuoteS
 
 
 @transaction.atomic
-def quote_request_submit(*, lines: Iterable[dict], note: str, actor: User) -> QuoteRequest:
+def quote_request_submit(
+    *, lines: Iterable[dict[str, Any]], note: str, actor: User
+) -> QuoteRequest:
     """Freeze the basket as it is now. Each line: ``item_key``, ``label``, ``quantity``,
     ``unit_usd``. Later changes to selections never touch a submitted request (the table
     refuses UPDATE by trigger)."""
@@ -654,13 +660,19 @@ UPLOAD_TYPES: dict[str, tuple[str, tuple[bytes, ...]]] = {
 
 
 @transaction.atomic
-def upload_add(*, todo: ClientTodo, file, actor: User, note: str = "") -> ClientUpload:
+def upload_add(
+    *, todo: ClientTodo, file: UploadedFile[bytes], actor: User, note: str = ""
+) -> ClientUpload:
     """Store a client's file privately after checking its size and that its type is one we
     accept (by extension and by its first bytes: a renamed executable is refused)."""
     from pathlib import PurePath
 
     if not todo.accepts_files:
         raise ValidationError("This to-do does not take files.")
+    # Django gives every uploaded file a name and a size; a File built by hand may lack
+    # either, and neither check below can be made without them.
+    if file.name is None or file.size is None:
+        raise ValidationError({"file": "The upload has no name or size."})
     if file.size > settings.CLIENT_UPLOAD_MAX_BYTES:
         raise ValidationError(
             {"file": f"Files are limited to {settings.CLIENT_UPLOAD_MAX_BYTES} bytes."}
@@ -727,7 +739,7 @@ def article_import(
         category = None
     if not slug or not title.strip() or not body_md.strip():
         raise ValidationError("An article needs a slug, a title and a body.")
-    fields = {
+    fields: dict[str, Any] = {
         "title": title,
         "body_md": body_md,
         "standfirst": standfirst,
@@ -739,7 +751,7 @@ def article_import(
         fields["source_upload"] = source_upload
     article = Article.objects.select_for_update().filter(slug=slug).first()
     created = article is None
-    if created:
+    if article is None:
         article = Article.objects.create(slug=slug, author=actor, **fields)
         changed = fields
     else:

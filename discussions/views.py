@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.contenttypes.models import ContentType
@@ -16,6 +17,7 @@ from discussions import services
 from discussions.forms import AskForm, CommentForm, FollowupForm, ResolveForm
 from discussions.markdown import render_markdown
 from discussions.models import Article, ClientUpload, Comment, Notification, ThreadAsk
+from omnium.auth import signed_in
 
 
 @require_safe
@@ -41,29 +43,26 @@ def article_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def notification_inbox(request: HttpRequest) -> HttpResponse:
+    user: User = signed_in(request.user)
     if request.method == "POST":
         if request.POST.get("mail") in ("on", "off"):
-            preference_mail_set(
-                user=request.user, enabled=request.POST["mail"] == "on", actor=request.user
-            )
+            preference_mail_set(user=user, enabled=request.POST["mail"] == "on", actor=user)
         elif request.POST.get("all"):
-            services.notifications_mark_all_read(actor=request.user)
+            services.notifications_mark_all_read(actor=user)
         elif request.POST.get("notification"):
             notification = get_object_or_404(
-                Notification, pk=request.POST["notification"], recipient=request.user
+                Notification, pk=request.POST["notification"], recipient=user
             )
-            services.notification_mark_read(notification=notification, actor=request.user)
+            services.notification_mark_read(notification=notification, actor=user)
         return redirect("discussions:notification-inbox")
-    notifications = Notification.objects.for_recipient(request.user).select_related("actor")[:100]
+    notifications = Notification.objects.for_recipient(user).select_related("actor")[:100]
     return render(
         request,
         "discussions/notification_inbox.html",
         {
             "notifications": notifications,
-            "unread": Notification.objects.for_recipient(request.user).unread().count(),
-            "mail_on": AccountPreference.objects.filter(
-                user=request.user, mail_notifications=False
-            ).first()
+            "unread": Notification.objects.for_recipient(user).unread().count(),
+            "mail_on": AccountPreference.objects.filter(user=user, mail_notifications=False).first()
             is None,
         },
     )
@@ -90,10 +89,12 @@ def panel_action(request: HttpRequest, type_id: int, subject_id: str) -> HttpRes
     subject = get_object_or_404(model._default_manager, pk=subject_id)
     thread = services.thread_for(subject=subject)
     actors = request_actors(request)
-    actor, acting_as = actors["actor"], actors["acting_as"]
-    me = request.user
+    actor, acting_as = signed_in(actors["actor"]), actors["acting_as"]
+    me: User = signed_in(request.user)
     op = request.POST.get("op", "")
     try:
+        # One name for whichever form the op posts; each is only read as a plain Form.
+        form: forms.Form
         if op == "comment":
             form = CommentForm(request.POST)
             if not form.is_valid():
@@ -176,7 +177,8 @@ def panel_action(request: HttpRequest, type_id: int, subject_id: str) -> HttpRes
 def upload_download(request: HttpRequest, pk: str) -> FileResponse:
     """Uploads are private: the to-do's owner and moderators may fetch them, nobody else."""
     upload = get_object_or_404(ClientUpload.objects.select_related("todo"), pk=pk)
-    if upload.todo.owner_id != request.user.pk and not services.is_moderator(request.user):
+    user: User = signed_in(request.user)
+    if upload.todo.owner_id != user.pk and not services.is_moderator(user):
         raise Http404
     return FileResponse(
         upload.file.open("rb"),

@@ -102,7 +102,7 @@ class StoredObject(UUIDModel):
         return f"{self.original_name} ({self.sha256[:12]}…)"
 
 
-# --- Staged batches (issue 9): the tables live in ingest/batches/models.py -----------------
+# --- Staged batches (held, validated, reviewed): the tables live in ingest/batches/models.py ---
 from ingest.batches.models import (  # noqa: E402, F401
     Batch,
     BatchCheckpoint,

@@ -146,7 +146,8 @@ def parse_season(path: Path) -> Season:
             problems.append(f"{where}: a match must be an object")
             continue
         for key in ("round", "team1", "team2"):
-            if not isinstance(m.get(key), str) or not m.get(key).strip():
+            value = m.get(key)
+            if not isinstance(value, str) or not value.strip():
                 problems.append(f"{where}.{key}: a non-empty string is required")
         if m.get("team1") and m.get("team1") == m.get("team2"):
             problems.append(f"{where}: a team cannot play itself ({m['team1']!r})")
@@ -168,10 +169,10 @@ def parse_season(path: Path) -> Season:
         status = m.get("status", "")
         if status not in ("", "awarded", "cancelled", "postponed", "abandoned"):
             problems.append(f"{where}.status: unknown status {status!r}")
-        key = (m.get("round"), m.get("team1"), m.get("team2"))
-        if key in seen:
-            problems.append(f"{where}: the same round and teams as $.matches[{seen[key]}]")
-        seen[key] = i
+        pairing = (m.get("round"), m.get("team1"), m.get("team2"))
+        if pairing in seen:
+            problems.append(f"{where}: the same round and teams as $.matches[{seen[pairing]}]")
+        seen[pairing] = i
         matches.append(
             Match(
                 index=i,
@@ -390,7 +391,7 @@ def _record(fixture, m: Match, status: str) -> bool:
             win_method=WinMethod.AWARDED if awarded and rank == 1 else "",
         )
 
-    outcome = None
+    outcome: dict[str, Any] | None = None
     if status == FixtureStatus.COMPLETED and home_rank is not None:
         outcome = {"outcome": "draw" if home_rank == away_rank else "win"}
         if m.ft:

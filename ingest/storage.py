@@ -25,6 +25,8 @@ from django.core.files.storage import FileSystemStorage, storages
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import User
+from accounts.services import audit_record
 from ingest.models import RetentionState, StoredObject
 
 STORAGE_ALIAS = "stored_objects"
@@ -84,19 +86,17 @@ def _new_key() -> str:
 @transaction.atomic
 def stored_object_create(
     *,
-    owner,
+    owner: User,
     raw: bytes,
     original_name: str,
     media_type: str,
-    actor,
+    actor: User | None,
     retain_for: timedelta | None = None,
 ) -> StoredObject:
     """Keep ``raw`` privately and record it. The row is written first and the bytes second,
     both inside the transaction: if writing the bytes fails, no row claims them. (If the
     caller's transaction rolls back after the write, the bytes are left without a row;
     nothing can reach them, and the key is random, so they are harmless.)"""
-    from accounts.services import audit_record
-
     if not isinstance(raw, bytes | bytearray | memoryview):
         raise ValidationError({"raw": "The upload must be bytes."})
     raw = bytes(raw)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.models.sql import DeleteQuery
@@ -60,8 +61,8 @@ class Inserts:
         query.__class__ = DeleteQuery
         self._raw.append(query.get_compiler(connection=self.connection).as_sql())
 
-    def statements(self) -> list[tuple[str, list]]:
-        statements = []
+    def statements(self) -> list[tuple[str, list[Any] | None]]:
+        statements: list[tuple[str, list[Any] | None]] = []
         quote = self.connection.ops.quote_name
         for model, objs in self._rows.items():
             opts = model._meta
@@ -79,7 +80,7 @@ class Inserts:
                 (
                     # Names come from the models; values are literals quoted by _literal.
                     f"INSERT INTO {quote(opts.db_table)} "  # noqa: S608
-                    f"({', '.join(quote(f.column) for f in fields)}) VALUES {rows}",
+                    f"({_columns(fields, quote)}) VALUES {rows}",
                     None,
                 )
             )
@@ -168,7 +169,7 @@ def _default_dumps(obj) -> str:
     return json.dumps(obj)
 
 
-_LITERALS = {
+_LITERALS: dict[type[Any], Callable[[Any], str]] = {
     type(None): lambda v: "NULL",
     bool: lambda v: "true" if v else "false",
     int: str,
@@ -186,13 +187,23 @@ _LITERALS = {
 }
 
 
-def _literal(value) -> str:
+# Checked in this order for subclasses (a bool is an int; a datetime is a date).
+_SUBCLASSED: tuple[type[Any], ...] = (bool, int, str, float, datetime.datetime, datetime.date)
+
+
+def _columns(fields: Iterable[models.Field[Any, Any]], quote: Callable[[str], str]) -> str:
+    # Concrete fields are exactly those with a column, so the filter drops none; it tells
+    # the type checker what Django guarantees.
+    return ", ".join(quote(f.column) for f in fields if f.column is not None)
+
+
+def _literal(value: object) -> str:
     """A value as an SQL literal, for the types a model field hands over on save. Anything
     else is refused rather than guessed."""
     render = _LITERALS.get(type(value))
     if render is not None:
         return render(value)
-    for kind in (bool, int, str, float, datetime.datetime, datetime.date):  # subclasses
+    for kind in _SUBCLASSED:
         if isinstance(value, kind):
             return _LITERALS[kind](kind(value) if kind in (bool, int, str, float) else value)
     raise TypeError(f"Inserts cannot write a {type(value).__name__} value")

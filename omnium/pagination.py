@@ -20,4 +20,4 @@ class StableCursorPagination(CursorPagination):
     page_size = 100
     page_size_query_param = "page_size"
     max_page_size = 1000
-    ordering = "pk"
+    ordering: str | tuple[str, ...] = "pk"

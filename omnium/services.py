@@ -14,7 +14,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 DEFAULT_DATABASE_URL = "postgres://127.0.0.1:5432/omnium"
@@ -79,7 +81,7 @@ def _start_redis() -> bool:
     return True
 
 
-def ensure_service(name: str, url: str, default_port: int, starter) -> None:
+def ensure_service(name: str, url: str, default_port: int, starter: Callable[[], bool]) -> None:
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or default_port
     if _reachable(host, port):
@@ -107,7 +109,7 @@ def ensure_database(url: str) -> None:
 
     parts = urlsplit(url)
     name = unquote(parts.path.lstrip("/"))
-    params = {
+    params: dict[str, Any] = {
         "host": parts.hostname or "127.0.0.1",
         "port": parts.port or 5432,
         "user": unquote(parts.username) if parts.username else None,

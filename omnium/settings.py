@@ -229,7 +229,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "omnium.schema.OmniumAutoSchema",
     "EXCEPTION_HANDLER": "omnium.exceptions.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "omnium.throttling.AnonymousAdmissionThrottle",
+        "accounts.throttling.AnonymousAdmissionThrottle",
         "accounts.throttling.ConsumerRateThrottle",
     ],
 }

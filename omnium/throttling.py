@@ -1,37 +1,49 @@
-"""The anonymous API limits: a DRF throttle over durable database counters.
+"""The base of the API's admission throttles: ask a counter, say 429 or pass, and tell the
+client where it stands.
 
-Identity is a daily pseudonym of the client's network, never the raw address. ``REMOTE_ADDR``
-is what the web server saw; a deployment behind a proxy sets it from the proxy's header in
-the server, not here, so a client cannot choose its own identity with a forged header.
+The counters themselves belong to the apps that keep them (``accounts.throttling``: the
+anonymous limits and the per-consumer limits); this module knows only the answer's shape, so
+omnium imports no app.
 """
 
 from __future__ import annotations
 
-from django.utils import timezone
+from typing import Protocol
+
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from accounts.services import api_anonymous_admit
+
+class AdmissionAnswer(Protocol):
+    """One counted request: admitted or not, and the limit to report in the headers."""
+
+    allowed: bool
+    limit: int
+    remaining: int
+    reset_seconds: int
 
 
-class AnonymousAdmissionThrottle(BaseThrottle):
-    """Admits an anonymous request under the per-source and global per-minute limits.
+class AdmissionThrottle(BaseThrottle):
+    """Admits a request when ``admit`` says so; ``admit`` returning None lets it pass
+    uncounted (the request is another throttle's business).
 
-    Signed-in people and API keys pass untouched (keys have the consumer throttle). Every
-    anonymous response carries ``RateLimit-Limit``, ``RateLimit-Remaining`` and
-    ``RateLimit-Reset`` for the source limit; a refusal is a 429 with ``Retry-After`` (the
-    seconds to the next UTC minute), via DRF's ``wait``.
+    Every counted response carries ``RateLimit-Limit``, ``RateLimit-Remaining`` and
+    ``RateLimit-Reset`` (seconds), so a client can pace itself before it is refused. The
+    headers go on ``view.headers``, which DRF copies onto whatever response the view finally
+    returns, the 429 included. A refusal's ``Retry-After`` comes from ``wait``: the seconds
+    until the exceeded limit resets.
     """
 
     def __init__(self) -> None:
         self._wait: float | None = None
 
+    def admit(self, request: Request) -> AdmissionAnswer | None:
+        raise NotImplementedError
+
     def allow_request(self, request: Request, view) -> bool:
-        if request.user is not None and request.user.is_authenticated:
+        admission = self.admit(request)
+        if admission is None:
             return True
-        admission = api_anonymous_admit(
-            address=request.META.get("REMOTE_ADDR", ""), at=timezone.now()
-        )
         if view is not None and hasattr(view, "headers"):
             view.headers = {
                 **view.headers,

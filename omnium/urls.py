@@ -1,6 +1,6 @@
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from omnium import views
@@ -13,7 +13,7 @@ admin.site.index_title = "Curation"
 APPS = ("accounts", "sports", "catalogue", "discussions", "ingest")
 
 # Each app owns its API routes in <app>/api_urls.py and its pages in <app>/urls.py.
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("", ApiRootView.as_view(), name="api-root"),
     *[path("", include(f"{app}.api_urls")) for app in APPS],
     # The merge-candidate queue has an API and no public pages.

@@ -159,7 +159,7 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         pagination_class=FixtureCursorPagination,
     )
     def fixtures(self, request: Request, pk=None) -> Response:
-        node = get_object_or_404(Competition.objects.all(), pk=pk)
+        node: Competition = get_object_or_404(Competition.objects.all(), pk=pk)
         if node.merged_into_id is not None:
             return _moved_to_survivor(request, Competition, node.pk, "competition-fixtures")
         fixtures = self.filter_queryset(
@@ -169,7 +169,7 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def _table(self, request: Request, pk, kind: str, url_name: str) -> Response:
-        node = get_object_or_404(Competition.objects.all(), pk=pk)
+        node: Competition = get_object_or_404(Competition.objects.all(), pk=pk)
         if node.merged_into_id is not None:
             return _moved_to_survivor(request, Competition, node.pk, url_name)
         return Response(stat_table(node=node, kind=kind))

@@ -9,6 +9,9 @@ from django.db.models import OuterRef, Subquery
 from mptt.managers import TreeManager
 from mptt.querysets import TreeQuerySet
 
+from accounts.access import competitions_for, effective_role
+from accounts.models import Capability, Role
+
 if TYPE_CHECKING:
     from sports.models import Competition
 
@@ -45,9 +48,6 @@ class Visibility:
 
 
 def fixture_visibility(user) -> str:
-    from accounts.access import effective_role
-    from accounts.models import Role
-
     role = effective_role(user)
     if role in (Role.EDITOR, Role.ADMIN):
         return Visibility.ALL
@@ -79,9 +79,6 @@ class FixtureQuerySet(models.QuerySet):
             return self
         published = models.Q(first_seen_in__accepted=True)
         if visibility == Visibility.REVIEW:
-            from accounts.access import competitions_for
-            from accounts.models import Capability
-
             return self.filter(
                 published | models.Q(competition__in=competitions_for(user, Capability.REVIEW))
             )

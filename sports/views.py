@@ -6,11 +6,13 @@ the submission that first brought it is accepted.
 
 from __future__ import annotations
 
+import uuid
+
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from sports.models import Competition, Fixture, TableKind
+from sports.models import Competition, Fixture, FixtureCompetitor, TableKind
 from sports.querysets import follow_merges
 from sports.services import stat_table, table_kind_for
 
@@ -18,7 +20,7 @@ FIXTURES_PER_PAGE = 50
 
 
 def _node_or_survivor(pk) -> Competition | None:
-    node = get_object_or_404(Competition.objects.select_related("sport"), pk=pk)
+    node: Competition = get_object_or_404(Competition.objects.select_related("sport"), pk=pk)
     if node.merged_into_id:
         return None
     return node
@@ -97,15 +99,17 @@ def fixture_detail(request: HttpRequest, pk) -> HttpResponse:
         survivor = follow_merges(Fixture, pk)
         if survivor != pk and Fixture.objects.public().filter(pk=survivor).exists():
             return redirect("sports:fixture-detail", pk=survivor, permanent=True)
-        get_object_or_404(Fixture.objects.none())
+        # What get_object_or_404 says for a missing fixture.
+        raise Http404("No Fixture matches the given query.")
     competitors = list(fixture.competitors.all())
     sides = [c for c in competitors if c.parent_id is None]
-    members = {}
+    members: dict[uuid.UUID, list[FixtureCompetitor]] = {}
     for c in competitors:
         if c.parent_id is not None:
             members.setdefault(c.parent_id, []).append(c)
     ancestors = []
-    if fixture.competition_id:
+    # competition_id first: a fixture without a node needs no query.
+    if fixture.competition_id and fixture.competition is not None:
         ancestors = list(fixture.competition.get_ancestors(include_self=True).only("id", "name"))
     return render(
         request,

@@ -34,3 +34,25 @@ class ApiConsumerFactory(factory.django.DjangoModelFactory):
     owner = factory.SubFactory(UserFactory)
     per_minute_limit = 60
     daily_quota = 10_000
+
+
+def post_user_change(client, user: User, **changes):
+    """Submit the console's change form of ``user`` as it stands, with ``changes`` applied."""
+    page = client.get(f"/admin/accounts/user/{user.pk}/change/")
+    if page.status_code != 200:
+        return page
+    form = page.context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if v is not None and k != "password"}
+    for name in ("date_joined", "last_login"):
+        data.pop(name, None)
+    joined = user.date_joined
+    data.update(
+        {
+            "date_joined_0": joined.strftime("%Y-%m-%d"),
+            "date_joined_1": joined.strftime("%H:%M:%S"),
+            "groups": [],
+            "user_permissions": [],
+            **changes,
+        }
+    )
+    return client.post(f"/admin/accounts/user/{user.pk}/change/", data)

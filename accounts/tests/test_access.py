@@ -1,6 +1,7 @@
 """Roles, competition-scoped grants, requests for submitter access and the access history."""
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, ProgrammingError, transaction
 
@@ -9,6 +10,7 @@ from accounts.access import (
     access_request_create,
     access_request_reject,
     account_role_change,
+    account_tombstone,
     competition_grant_revoke,
     competition_grant_set,
     competitions_for,
@@ -23,7 +25,7 @@ from accounts.models import (
     Capability,
     Role,
 )
-from accounts.tests.factories import DEFAULT_PASSWORD, StaffFactory
+from accounts.tests.factories import DEFAULT_PASSWORD, StaffFactory, post_user_change
 from sports.services import competition_create
 from sports.tests.factories import FootballFactory
 
@@ -221,12 +223,37 @@ def test_a_role_change_leaves_a_history_row_with_old_and_new(admin_user, viewer)
 
 
 def test_a_role_change_in_the_console_leaves_a_history_row(client, admin_user, viewer):
-    from accounts.services import account_role_set
-
-    account_role_set(user=viewer, role=Role.SUBMITTER, actor=admin_user)
+    client.force_login(admin_user)
+    response = post_user_change(client, viewer, role=Role.SUBMITTER)
+    assert response.status_code == 302
     assert AccessHistory.objects.filter(
         user=viewer, event=AccessEvent.ROLE_CHANGED, role_after=Role.SUBMITTER
     ).exists()
+
+
+def test_the_console_refuses_a_role_change_from_a_non_administrator(client, editor, viewer):
+    # Console permission to edit accounts is not the right to give roles.
+    editor.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="accounts", codename__in=["view_user", "change_user"]
+        )
+    )
+    client.force_login(editor)
+    response = post_user_change(client, viewer, role=Role.REVIEWER)
+    assert response.status_code == 403
+    viewer.refresh_from_db()
+    assert viewer.role == Role.VIEWER
+    assert not AccessHistory.objects.filter(user=viewer).exists()
+
+
+def test_the_console_refuses_a_role_for_a_deleted_account(client, admin_user, viewer):
+    account_tombstone(user=viewer, actor=admin_user, reason="left")
+    client.force_login(admin_user)
+    response = post_user_change(client, viewer, role=Role.EDITOR)
+    assert response.status_code == 403
+    viewer.refresh_from_db()
+    assert viewer.role == Role.VIEWER
+    assert not AccessHistory.objects.filter(user=viewer, event=AccessEvent.ROLE_CHANGED).exists()
 
 
 def test_demoting_to_viewer_ends_submitting_everywhere_at_once(admin_user, submitter, tree):

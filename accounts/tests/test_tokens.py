@@ -131,7 +131,9 @@ def test_setting_a_password_signs_out_every_browser(client, editor):
     client.post("/admin/login/", {"username": editor.username, "password": DEFAULT_PASSWORD})
     assert client.get("/admin/").status_code == 200
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("accounts.services.secrets.token_urlsafe", lambda n: "known-token-value")
+        patch.setattr(
+            "accounts.services.tokens.secrets.token_urlsafe", lambda n: "known-token-value"
+        )
         account_token_issue(user=editor, purpose="reset", actor=None)
     account_token_redeem(raw_token="known-token-value", password=NEW_PASSWORD)
     assert not AccountSession.objects.filter(user=editor).live().exists()

@@ -10,8 +10,6 @@ from accounts.access import (
     access_request_create,
     account_tombstone,
     competition_grant_set,
-    subject_digest,
-    subject_revoked,
 )
 from accounts.models import (
     AccessEvent,
@@ -27,6 +25,7 @@ from accounts.models import (
     User,
 )
 from accounts.services import account_invite, account_token_issue, api_key_authenticate
+from accounts.subjects import subject_digest, subject_revoked
 from accounts.tests.factories import DEFAULT_PASSWORD, StaffFactory
 from sports.models import Submission, SubmissionKind
 from sports.services import competition_create, submission_record

@@ -58,7 +58,7 @@ def _restricted(gtin13: str) -> bool:
 
 def read_gtin(raw: str | None) -> GtinReading:
     text = "" if raw is None else _SEPARATORS.sub("", str(raw))
-    if not text:
+    if raw is None or not text:
         return GtinReading(raw=raw or "", status=GtinStatus.EMPTY)
     if not text.isdigit():
         return GtinReading(raw=raw, status=GtinStatus.NOT_DIGITS)

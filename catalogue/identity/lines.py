@@ -293,8 +293,8 @@ def line_key(name: str | None, *, vertical: str, brand_spellings: Iterable[str |
     tokens = [t for t in tokens if t not in drop]
     if beauty:
         # Sellers repeat the line ("One Million Royal ... 1 Million Royal"); once is enough.
-        seen: set[str] = set()
-        tokens = [t for t in tokens if not (t in seen or seen.add(t))]
+        # dict keys keep the first occurrence's position.
+        tokens = list(dict.fromkeys(tokens))
     if not tokens:
         return ""
     return " ".join(tokens + sorted(audience))

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
+from typing import TypedDict
 
 from catalogue.identity.text import fold
 
@@ -161,6 +162,13 @@ def _canonical(num: Decimal, unit: str) -> tuple[Decimal, Unit, str]:
     return num, Unit.PCS, "count"
 
 
+class _Flags(TypedDict):
+    """The markers every reading carries, whatever else it found."""
+
+    tester: bool
+    sample: bool
+
+
 def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
     """Read the quantity out of ``text``.
 
@@ -171,7 +179,7 @@ def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
     if not text or not text.strip():
         return Quantity(state=State.NONE)
     t = _normalise(text)
-    flags = {
+    flags: _Flags = {
         "tester": bool(_TESTER.search(t)),
         "sample": bool(_SAMPLE.search(t)),
     }
@@ -274,8 +282,10 @@ def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
 
     # Only counts: pieces in a box, vials in a sampler, items in a set.
     if set_of and not counts:
-        n = int(set_of["count"])
-        return Quantity(state=State.STATED, value=Decimal(n), unit=Unit.PCS, form=Form.SET, **flags)
+        items = int(set_of["count"])
+        return Quantity(
+            state=State.STATED, value=Decimal(items), unit=Unit.PCS, form=Form.SET, **flags
+        )
     distinct_counts = {a[0] for a in counts}
     if len(distinct_counts) > 1:
         return Quantity(state=State.UNPARSED, problem="different piece counts", **flags)

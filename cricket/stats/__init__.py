@@ -1,8 +1,8 @@
-"""Cricket statistics (issue 6, seed 001 §5-§6): per-fixture lines derived from the live
+"""Cricket statistics, derived and never entered: per-fixture lines derived from the live
 deliveries, aggregates folded from them for any scope, one refresh path, dataset releases.
 
 Modules: ``models`` (line, version, snapshot, refresh and release tables, app label
 ``cricket``), ``engine`` (set-based rebuild of one fixture's lines), ``aggregates`` (scoped
 folds and snapshots), ``refresh`` (the one path every write to statistic inputs takes),
-``verify`` (an independent recomputation straight from Cricsheet files), ``release``
-(CSV datasets)."""
+``release`` (CSV datasets). The independent recomputation straight from Cricsheet files
+lives with the files' reader, in ``ingest.cricsheet.verify``."""

@@ -4,14 +4,14 @@ A fold groups the lines by participant, following merges (a merged participant's
 count for the survivor), never by name: career figures are a registry identity's. The
 scope narrows the lines: format, gender, a competition subtree (MPTT range), a season,
 a date range; super-over innings are excluded by default and ``super_overs="only"``
-reads them alone (seed §7: a combined scope is never the default).
+reads them alone (a scope mixing standard and super-over innings is never the default).
 
-Figures (issue 6): matches (appearances), innings, runs, balls faced, 4s, 6s, outs,
+Figures: matches (appearances), innings, runs, balls faced, 4s, 6s, outs,
 highest, 50s (50-99), 100s (100+), catches (caught-and-bowled is the bowler's), stumpings,
 run-out involvement, and the same three as a substitute apart; legal balls, runs conceded,
 wickets, maidens, best figures (most wickets, then fewest runs, in one innings).
 
-Snapshots (seed §6, #592) store each participant's folds at three levels (career per
+Snapshots (caches tied to a data version) store each participant's folds at three levels (career per
 format and overall, competition root, season node) as JSON. They are disposable: a row
 is read only while its participant's state matches the current data version and
 ``DEFINITION_VERSION``; anyone else is folded live.
@@ -411,7 +411,7 @@ def snapshots_rebuild(
 
 
 def snapshots_invalidate_all() -> int:
-    """The wholesale invalidation (seed §6 ``invalidate_participant_aggregate_snapshots``):
+    """The wholesale invalidation of stored snapshots:
     every stored snapshot goes. Any write to aggregate inputs that does not advance
     participant versions must call it. Returns the number of rows removed."""
     with transaction.atomic(), connection.cursor() as cursor:

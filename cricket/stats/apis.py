@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from cricket.freshness import career_freshness, leaderboard_freshness
 from cricket.stats.aggregates import FIGURES, career_count, careers
 from cricket.stats.models import DatasetRelease, DatasetReleaseJob
 from cricket.stats.release import (
@@ -44,7 +45,6 @@ from cricket.stats.serializers import (
     TraceSerializer,
 )
 from omnium.conditional import conditional
-from sports.freshness import career_freshness, leaderboard_freshness
 
 MAX_LIMIT = 200
 STAFF_ROLES = ("editor", "reviewer", "admin")

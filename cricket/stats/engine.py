@@ -2,24 +2,24 @@
 
 Every line is folded in SQL (``INSERT ... SELECT ... GROUP BY``) from the current revision
 of each delivery, ``cricket_delivery WHERE is_current`` (what ``Delivery.objects.current()``
-selects: the seed's ``delivery_current``), never from a Python loop per ball. A rebuild of
+selects: only the live revision of each ball), never from a Python loop per ball. A rebuild of
 a set of fixtures deletes their lines and inserts them again in one transaction, so it is
 idempotent: rebuilding twice gives the same rows (only the surrogate ids differ).
 
 Only public fixtures (canonical, first submission accepted) get lines: a fixture that is
 merged away or not yet accepted is absent from every statistic.
 
-The rules (seed 001 §5, issue 6):
+The rules:
 
 - a delivery is a wide only when ``extra_wides > 0`` and a no-ball only when
-  ``extra_noballs > 0`` (an explicit 0 is absent, #590); legal = neither;
+  ``extra_noballs > 0`` (an explicit 0 is the same as absent, never test IS NULL); legal = neither;
 - balls faced: every delivery that is not a wide (a no-ball is faced);
 - runs conceded: off the bat + wides + no-balls, plus byes and leg-byes run off a wide
-  (wide runs, Law 22.6, ADR-014); never other byes, leg-byes or penalty runs;
+  (byes and leg-byes off a wide are wide runs, Law 22.6); never other byes, leg-byes or penalties;
 - fours and sixes: 4 or 6 off the bat not flagged ``non_boundary``;
-- team total: delivery totals + the innings' penalty runs (O7); wickets count dismissals
+- team total: delivery totals + the innings' penalty runs (on no ball); wickets count dismissals
   only (not retired hurt / retired not out; absent hurt is not a wicket at all);
-- legal balls are counted, never assumed (O6);
+- legal balls are counted, never assumed to be six an over (umpires miscount);
 - a wicket is the bowler's only for kinds flagged ``credits_bowler``;
 - a maiden: an over bowled entirely by one bowler, conceding 0 by the rule above, with at
   least the over's expected legal balls (the miscounted-over count where given, else the
@@ -27,7 +27,7 @@ The rules (seed 001 §5, issue 6):
 - catches: ``caught`` credits each named fielder, ``caught and bowled`` the bowler;
   stumpings and run-out involvement credit each named fielder; a fielder flagged as a
   substitute is counted in the ``substitute_*`` columns instead; an unnamed substitute
-  (O4) belongs to no one;
+  (the source may record one with no name) belongs to no one;
 - batting innings: the innings where a player is batter, non-striker or the player out;
 - appearances (matches): listed in a team's players, or named in any delivery or wicket.
 

@@ -1,4 +1,4 @@
-"""Statistics tables of cricket (seed 001 §5-§6). App label ``cricket`` (registered by the
+"""Statistics tables of cricket: lines, versions, snapshots. App label ``cricket`` (given by the
 last line of ``cricket/models.py``).
 
 - Lines (batting, bowling, fielding per player per innings; team per innings; appearances
@@ -113,7 +113,7 @@ class CricketBattingLine(_InningsLine):
         db_index=False,
     )
     # [{"participant": id or null, "substitute": bool}] in the wicket's order; a null
-    # participant is a substitute the source did not name (O4).
+    # participant is a substitute the source did not name (the source allows that).
     dismissal_fielders = models.JSONField(default=list, blank=True)
     # The fall of wicket, for a dismissal: the nth wicket of the innings, the score (with
     # penalty runs awarded before the innings) and the legal balls bowled at that ball.
@@ -184,7 +184,7 @@ class CricketBowlingLine(_InningsLine):
 
 class CricketFieldingLine(_InningsLine):
     """One fielder's dismissals in an innings. A caught-and-bowled is the bowler's catch;
-    work done as a substitute is counted apart. An unnamed substitute (O4) has no row."""
+    work done as a substitute is counted apart. A substitute the source left unnamed has no row."""
 
     catches = models.PositiveSmallIntegerField()
     stumpings = models.PositiveSmallIntegerField()
@@ -209,9 +209,9 @@ class CricketFieldingLine(_InningsLine):
 
 
 class CricketTeamInningsLine(_FixtureScope):
-    """A side's innings: total (delivery totals plus innings penalty runs, O7), wickets
-    (dismissals only) and legal balls counted (O6); extras in all and by type (a delivery
-    may carry several types, O3), delivery penalty extras apart from innings penalty runs."""
+    """A side's innings: total (delivery totals plus innings penalty runs, on no ball), wickets
+    (dismissals only) and legal balls counted, never assumed; extras in all and by type (a delivery
+    may carry several types at once), delivery penalty extras apart from innings penalty runs."""
 
     id = models.BigAutoField(primary_key=True)
     innings = models.OneToOneField("cricket.Innings", on_delete=models.CASCADE, related_name="+")
@@ -226,7 +226,7 @@ class CricketTeamInningsLine(_FixtureScope):
     wides = models.PositiveIntegerField()
     noballs = models.PositiveIntegerField()
     penalty_extras = models.PositiveIntegerField()
-    # The innings' penalty runs (before plus after; O7), which belong to no delivery.
+    # The innings' penalty runs (before plus after), which belong to no delivery.
     penalty_runs = models.PositiveIntegerField()
 
     class Meta:
@@ -258,7 +258,7 @@ class CricketAppearance(_FixtureScope):
         return f"{self.participant_id} in {self.fixture_id}"
 
 
-# --- versions and snapshots (seed §6, #592) -------------------------------------------------
+# --- versions and snapshots: a snapshot is valid only for the data version it was built from ---
 
 
 class FixtureLinesState(models.Model):
@@ -410,7 +410,7 @@ class RefreshScope(models.TextChoices):
 
 
 class StatisticsRefreshDependency(models.Model):
-    """A scope a refresh affects (seed §6 ``statistics_refresh_dependency``): the fixture,
+    """A scope a refresh affects (recorded so exactly these are rebuilt): the fixture,
     its season and competition nodes, and each affected participant's career."""
 
     id = models.BigAutoField(primary_key=True)

@@ -1,7 +1,7 @@
 """The one refresh path: every write to statistic inputs (a corpus import, a batch
 publication, a delivery correction) calls ``statistics_refresh`` inside its transaction.
 
-What it does (seed §6, issue 6 item 5):
+What it does (the refresh boundary: exactly the scopes a write touches are rebuilt):
 
 1. records a ``StatisticsRefresh`` and its ``StatisticsRefreshDependency`` rows: each
    fixture, the season and competition nodes holding them, and the career of every
@@ -189,6 +189,8 @@ def statistics_refresh(
 
 
 def _enqueue(refresh_id: Any) -> None:
+    # Celery task lookup: the task is found when a refresh is enqueued, so this module (which
+    # the task itself calls back into) does not load the task module on import.
     from cricket.stats.tasks import statistics_refresh_task
 
     queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)

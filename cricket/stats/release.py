@@ -5,7 +5,7 @@ SHA-256 of each file) into a directory; ``manage.py release_cricket_dataset`` ca
 ``dataset_release_request`` records a job and enqueues ``dataset_release_build`` on commit,
 which writes the files into private storage and the immutable ``DatasetRelease`` record.
 
-Columns are keyed by the Cricsheet registry id (issue 6 item 7). Innings are 1-based in
+Columns are keyed by the Cricsheet registry id, never by name. Innings are 1-based in
 file order; team wickets exclude retired hurt, retired not out and absent hurt; the total
 includes innings penalty runs. Data: Cricsheet (https://cricsheet.org), ODC-By 1.0.
 """
@@ -158,6 +158,8 @@ def dataset_release_request(*, scope: Scope, actor: Actor) -> DatasetReleaseJob:
 
 
 def _enqueue(job_id: Any) -> None:
+    # Celery task lookup: the task is found when a job is enqueued, so this module (which
+    # the task itself calls back into) does not load the task module on import.
     from cricket.stats.tasks import dataset_release_build_task
 
     queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)

@@ -26,7 +26,7 @@ from cricket.stats.models import (
     CricketBowlingLine,
     CricketFieldingLine,
 )
-from sports.models import EntityType, ExternalIdMap, Participant
+from sports.models import Competition, EntityType, ExternalIdMap, Participant
 from sports.querysets import follow_merges
 
 
@@ -170,8 +170,6 @@ def scoped_lines(qs: QuerySet, scope: Scope, *, competition=None) -> QuerySet:
     if scope.date_to:
         qs = qs.filter(occurred_on__lte=scope.date_to)
     if scope.competition_id:
-        from sports.models import Competition
-
         node = competition or Competition.objects.get(pk=scope.competition_id)
         qs = qs.filter(
             competition__tree_id=node.tree_id,

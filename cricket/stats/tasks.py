@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from cricket.stats.refresh import statistics_refresh_run
+from cricket.stats.release import dataset_release_build
+
 
 @shared_task(name="cricket.statistics_refresh", acks_late=True)
 def statistics_refresh_task(refresh_id: str) -> str:
     """Run one recorded statistics refresh: its fixtures' lines, then its participants'
     snapshots. Idempotent, so a redelivered task does no harm. Returns the status."""
-    from cricket.stats.refresh import statistics_refresh_run
-
     return statistics_refresh_run(refresh_id=refresh_id).status
 
 
@@ -18,7 +19,5 @@ def statistics_refresh_task(refresh_id: str) -> str:
 def dataset_release_build_task(job_id: str) -> str | None:
     """Build the files of one dataset release job into private storage and write the
     immutable release record. Returns the release id (None when the job failed)."""
-    from cricket.stats.release import dataset_release_build
-
     release = dataset_release_build(job_id=job_id)
     return str(release.pk) if release else None

@@ -6,8 +6,8 @@ import json
 import pytest
 from django.core.exceptions import ValidationError
 
-from cricket.corrections import SOURCE_REVISION, fixture_corrections_from_source
 from cricket.models import Delivery, DeliveryCorrectionHistory, DeliveryWicket
+from cricket.source_revisions import SOURCE_REVISION, fixture_corrections_from_source
 from cricket.tests.factories import SubmissionFactory, seed_dismissal_kinds
 from ingest.cricsheet.importer import import_bytes
 from ingest.cricsheet.validate import load

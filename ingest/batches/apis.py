@@ -28,6 +28,7 @@ from ingest.batches.serializers import (
     OnboardingTaskSerializer,
 )
 from ingest.batches.tasks import publish_after_commit, validate_after_commit
+from omnium.auth import signed_in
 from omnium.pagination import StableCursorPagination
 
 IDEMPOTENCY_KEY = OpenApiParameter(
@@ -82,7 +83,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         data.is_valid(raise_exception=True)
         with transaction.atomic():
             batch, created = services.batch_submit(
-                submitter=request.user,
+                submitter=signed_in(request.user),
                 files=data.files_payload(),
                 idempotency_key=key,
                 competition=data.validated_data.get("competition"),
@@ -102,7 +103,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         data.is_valid(raise_exception=True)
         with transaction.atomic():
             batch = services.batch_review(
-                batch=self.get_object(), reviewer=request.user, **data.validated_data
+                batch=self.get_object(), reviewer=signed_in(request.user), **data.validated_data
             )
             if data.validated_data["approve"]:
                 publish_after_commit(batch)
@@ -120,7 +121,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             raise ValidationError({"task_reference": f"no task {reference} on this batch"})
         task = services.onboarding_task_resolve(
             task_reference=reference,
-            reviewer=request.user,
+            reviewer=signed_in(request.user),
             participant=data.validated_data.get("participant"),
             create=data.validated_data["create"],
         )

@@ -13,34 +13,44 @@ submitted and reviewed only by someone who may act on every competition.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
 
 from accounts.access import competitions_for, effective_role, user_can, user_can_everywhere
-from accounts.models import Capability
+from accounts.models import Capability, User
+
+if TYPE_CHECKING:
+    from ingest.batches.models import Batch
+    from sports.models import Competition
+
+# Every check takes whoever is asking, signed in or not: an anonymous user may do nothing.
+Asker = User | AnonymousUser
 
 
-def _name(user) -> str:
+def _name(user: Asker) -> str:
     return getattr(user, "username", None) or str(user)
 
 
-def _competition(competition) -> str:
+def _competition(competition: Competition) -> str:
     return f"{competition.name} ({competition.code})"
 
 
 # --- submitting ----------------------------------------------------------------------------
 
 
-def may_submit_batches(user) -> bool:
+def may_submit_batches(user: Asker) -> bool:
     """May ``user`` submit a batch for at least one competition?"""
     return user_can(user, Capability.SUBMIT)
 
 
-def can_submit(user, competition) -> bool:
+def can_submit(user: Asker, competition: Competition | None) -> bool:
     """May ``user`` submit a batch whose target is ``competition`` (None: no single target)?"""
     return not submit_refusal(user, competition)
 
 
-def submit_refusal(user, competition) -> str:
+def submit_refusal(user: Asker, competition: Competition | None) -> str:
     """Why ``user`` may not submit for ``competition`` (empty when they may)."""
     if not may_submit_batches(user):
         return f"{_name(user)} may not submit batches"
@@ -60,29 +70,30 @@ def submit_refusal(user, competition) -> str:
 # --- reviewing ----------------------------------------------------------------------------
 
 
-def may_review_batches(user) -> bool:
+def may_review_batches(user: Asker) -> bool:
     """May ``user`` see the review queue at all (review somewhere)?"""
     return user_can(user, Capability.REVIEW)
 
 
-def can_review(user, batch) -> bool:
+def can_review(user: Asker, batch: Batch) -> bool:
     """May ``user`` decide on ``batch``? Never on their own batch."""
     return not review_refusal(user, batch)
 
 
-def review_refusal(user, batch) -> str:
+def review_refusal(user: Asker, batch: Batch) -> str:
     """Why ``user`` may not review ``batch`` (empty when they may)."""
     if not may_review_batches(user):
         return f"{_name(user)} may not review batches (no reviewing role or grant)"
-    if batch.competition_id is None:
+    competition = batch.competition  # no query for a batch without a target
+    if competition is None:
         if not user_can_everywhere(user, Capability.REVIEW):
             return (
                 f"batch {batch.pk} has no single target competition; only a reviewer of "
                 "every competition may review it"
             )
-    elif not user_can(user, Capability.REVIEW, batch.competition):
+    elif not user_can(user, Capability.REVIEW, competition):
         return (
-            f"{_name(user)} may not review batches for {_competition(batch.competition)}: "
+            f"{_name(user)} may not review batches for {_competition(competition)}: "
             "no grant covers it"
         )
     if batch.submitter_id == user.pk:
@@ -90,7 +101,7 @@ def review_refusal(user, batch) -> str:
     return ""
 
 
-def reviewable_batches(user, batches: QuerySet) -> QuerySet:
+def reviewable_batches(user: Asker, batches: QuerySet[Batch]) -> QuerySet[Batch]:
     """``batches`` narrowed to those ``user`` may review: their competitions only (one
     subquery). Their own batches stay in when covered; deciding on them is still refused."""
     if effective_role(user) is None:
@@ -100,9 +111,10 @@ def reviewable_batches(user, batches: QuerySet) -> QuerySet:
     return batches.filter(competition__in=competitions_for(user, Capability.REVIEW))
 
 
-def visible_batches(user, batches: QuerySet) -> QuerySet:
+def visible_batches(user: Asker, batches: QuerySet[Batch]) -> QuerySet[Batch]:
     """What ``user`` may read through the API: the batches they may review and their own."""
-    if effective_role(user) is None:
+    # An anonymous user has no role either; the isinstance check says so to the type checker.
+    if isinstance(user, AnonymousUser) or effective_role(user) is None:
         return batches.none()
     if not may_review_batches(user):
         return batches.filter(submitter=user)

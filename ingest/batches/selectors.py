@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from cricket.corrections import DiffLine, source_correction_diff
+from cricket.source_revisions import DiffLine, source_correction_diff
 from ingest.batches.models import BatchItem, ItemOperation
 from ingest.batches.services import ItemBytesGone, item_bytes
 from ingest.cricsheet.validate import CricsheetRejected, load
@@ -24,4 +24,7 @@ def correction_diff(item: BatchItem) -> list[DiffLine]:
         raise ValidationError(str(exc)) from None
     except CricsheetRejected as exc:
         raise ValidationError(str(exc)) from None
-    return source_correction_diff(fixture=item.correction_target, document=document)
+    fixture = item.correction_target
+    if fixture is None:  # checked by id above; read here, after the file, as before
+        return []
+    return source_correction_diff(fixture=fixture, document=document)

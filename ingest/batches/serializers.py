@@ -47,7 +47,9 @@ class BatchSubmitSerializer(serializers.Serializer):
     """JSON body: the match files, base64-encoded, in payload order."""
 
     competition = serializers.CharField(max_length=64, required=False, allow_blank=True)
-    files = BatchFileSerializer(many=True, min_length=1, max_length=MAX_FILES)
+    # many=True makes a ListSerializer, which takes the length bounds; the stubs type the
+    # call as the item serializer's own constructor.
+    files = BatchFileSerializer(many=True, min_length=1, max_length=MAX_FILES)  # type: ignore[call-arg]
 
     def validate_competition(self, value):
         return _competition(value)
@@ -79,7 +81,9 @@ class OnboardingAnswerSerializer(serializers.Serializer):
     participant = serializers.PrimaryKeyRelatedField(
         queryset=Participant.objects.all(), required=False, allow_null=True
     )
-    create = serializers.BooleanField(default=False)
+    # A declared field leaves the class attributes (DRF's metaclass collects it), so it
+    # does not replace Serializer.create; the stubs see an override.
+    create = serializers.BooleanField(default=False)  # type: ignore[assignment]
 
 
 class BatchItemSerializer(serializers.ModelSerializer):
@@ -149,7 +153,7 @@ class BatchSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Batch
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "submitter",
             "competition",

@@ -19,20 +19,20 @@ import secrets
 import socket
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.models import User
 from accounts.services import audit_record
-from cricket.corrections import (
-    SOURCE_REVISION,
-    CorrectionReview,
-    source_correction_diff,
-)
+from cricket.corrections import CorrectionReview
+from cricket.cricsheet_match import PathStep, competition_path
 from cricket.models import DismissalKind
 from cricket.services import SOURCE
+from cricket.source_revisions import SOURCE_REVISION, source_correction_diff
 from ingest.batches.models import (
     Batch,
     BatchCheckpoint,
@@ -51,7 +51,7 @@ from ingest.batches.models import (
     ReviewDecision,
 )
 from ingest.batches.permissions import may_submit_batches, review_refusal, submit_refusal
-from ingest.cricsheet.importer import Importer, Outcome, PathStep, competition_path, match_id_of
+from ingest.cricsheet.importer import Importer, Outcome, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
 from sports.models import (
@@ -92,7 +92,7 @@ def package_sha256(files: Sequence[tuple[str, bytes]]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-def _transition(batch: Batch, to: str, *, actor=None, reason: str = "") -> None:
+def _transition(batch: Batch, to: str, *, actor: User | None = None, reason: str = "") -> None:
     if to not in TRANSITIONS.get(batch.state if batch.pk and batch.state else "", set()):
         raise ValidationError(f"batch {batch.pk}: cannot go from {batch.state} to {to}")
     BatchStateTransition.objects.create(
@@ -112,10 +112,10 @@ def _locked(batch: Batch) -> Batch:
 @transaction.atomic
 def batch_submit(
     *,
-    submitter,
+    submitter: User,
     files: Sequence[tuple[str, bytes]],
     idempotency_key: str,
-    competition=None,
+    competition: Competition | None = None,
 ) -> tuple[Batch, bool]:
     """Stage ``files`` (name, bytes) as one batch; returns (batch, created).
 
@@ -141,7 +141,8 @@ def batch_submit(
     existing = Batch.objects.filter(submitter=submitter, idempotency_key=key).first()
     if existing is not None:
         return _same_package(existing, sha), False
-    problems, seen = [], {}
+    problems: list[str] = []
+    seen: dict[str, str] = {}
     for name, raw in files:
         if not name.lower().endswith(".json"):
             problems.append(f"{name}: not a .json match file")
@@ -230,7 +231,7 @@ def batch_target(
     if competition is not None:
         # Cricket's node codes are what the import finds nodes by: a match belongs to the
         # competition when the competition's code is on the match's path.
-        cricket = competition.sport_id is not None and competition.sport.code == CRICKET
+        cricket = competition.sport is not None and competition.sport.code == CRICKET
         outside = [
             f"{name}: its match belongs to {' > '.join(step.name for step in path)}, outside "
             f"the batch's competition {competition.name} ({competition.code})"
@@ -284,7 +285,7 @@ def local_worker() -> str:
 
 
 def batch_validate(
-    *, batch: Batch, actor=None, worker: str = "", lease: timedelta = LEASE
+    *, batch: Batch, actor: User | None = None, worker: str = "", lease: timedelta = LEASE
 ) -> Batch:
     """Validate every item (contract, dismissal kinds, people, correction intent), one item
     per transaction with its checkpoint; ends awaiting review, or invalid when any item is.
@@ -337,8 +338,8 @@ def batch_validate(
 
 
 def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
-    problems: list[dict] = []
-    resolution: dict = {}
+    problems: list[dict[str, Any]] = []
+    resolution: dict[str, Any] = {}
     item.operation, item.corrects_source_identity, item.correction_target = (
         ItemOperation.CREATE,
         "",
@@ -400,12 +401,17 @@ def item_bytes(item: BatchItem) -> bytes:
         ) from None
 
 
-def _correction_problems(item: BatchItem, document: dict, resolution: dict) -> list[dict]:
+def _correction_problems(
+    item: BatchItem, document: dict[str, Any], resolution: dict[str, Any]
+) -> list[dict[str, Any]]:
     """A correction must apply: the same plan publication will follow, computed without
     writing. The evidence records how many fields it changes; a file that changes what a
     correction cannot makes the item invalid, with the reason."""
+    target = item.correction_target
+    if target is None:  # _resolve sets the target whenever it makes the item a correction
+        raise ValueError(f"item {item.ordinal}: a correction names no fixture")
     try:
-        diff = source_correction_diff(fixture=item.correction_target, document=document)
+        diff = source_correction_diff(fixture=target, document=document)
     except ValidationError as exc:
         return [{"path": "(file)", "rule": "correction", "message": " ".join(exc.messages)}]
     resolution["fixture"]["changes"] = len(diff)
@@ -413,8 +419,8 @@ def _correction_problems(item: BatchItem, document: dict, resolution: dict) -> l
     return []
 
 
-def _kind_problems(document: dict, kinds: set[str]) -> list[dict]:
-    problems = []
+def _kind_problems(document: dict[str, Any], kinds: set[str]) -> list[dict[str, Any]]:
+    problems: list[dict[str, Any]] = []
     for i, inning in enumerate(document["innings"]):
         for k, over in enumerate(inning.get("overs", [])):
             for d, delivery in enumerate(over["deliveries"]):
@@ -431,7 +437,7 @@ def _kind_problems(document: dict, kinds: set[str]) -> list[dict]:
     return problems
 
 
-def _resolve(item: BatchItem, document: dict) -> dict:
+def _resolve(item: BatchItem, document: dict[str, Any]) -> dict[str, Any]:
     """The evidence for every person the file names (by registry id, never by name) and the
     match itself; an unknown id whose name is already someone else's opens a task."""
     names: dict[str, str] = document["info"]["registry"]["people"]
@@ -454,6 +460,7 @@ def _resolve(item: BatchItem, document: dict) -> dict:
         namesakes.setdefault(name, []).append(str(participant_id))
     people = []
     for name, rid in names.items():
+        entry: dict[str, Any]
         if rid in known:
             entry = {"resolution": "known", "participant": str(known[rid])}
         elif name in namesakes:
@@ -466,7 +473,7 @@ def _resolve(item: BatchItem, document: dict) -> dict:
         else:
             entry = {"resolution": "new"}
         people.append({"name": name, "registry_id": rid, **entry})
-    evidence: dict = {"people": people}
+    evidence: dict[str, Any] = {"people": people}
     fixture_id = (
         ExternalIdMap.objects.filter(
             source_code=SOURCE, entity_type=EntityType.FIXTURE, external_id=item.source_identity
@@ -474,7 +481,13 @@ def _resolve(item: BatchItem, document: dict) -> dict:
         .values_list("internal_id", flat=True)
         .first()
     )
-    fixture = Fixture.objects.filter(pk=fixture_id).select_related("first_seen_in").first()
+    # fixture_id is None for a match never imported; pk=None then matches no row (the
+    # stubs refuse None as a primary-key lookup value).
+    fixture = (
+        Fixture.objects.filter(pk=fixture_id)  # type: ignore[misc]
+        .select_related("first_seen_in")
+        .first()
+    )
     if fixture is None:
         evidence["fixture"] = {"resolution": "new"}
     elif fixture.first_seen_in is not None and fixture.first_seen_in.sha256 == item.sha256:
@@ -516,7 +529,7 @@ def _onboarding_task(
 def onboarding_task_resolve(
     *,
     task_reference: str,
-    reviewer,
+    reviewer: User,
     participant: Participant | None = None,
     create: bool = False,
 ) -> BatchParticipantOnboardingTask:
@@ -580,7 +593,7 @@ def onboarding_task_resolve(
 
 
 @transaction.atomic
-def batch_review(*, batch: Batch, reviewer, approve: bool, reason: str) -> Batch:
+def batch_review(*, batch: Batch, reviewer: User, approve: bool, reason: str) -> Batch:
     """Record a reviewer's decision. Approval needs every onboarding task answered; the
     caller then starts publication (``ingest.batches.tasks.publish_after_commit``, or
     ``batch_publish`` directly). Rejection keeps everything for the record."""
@@ -686,6 +699,7 @@ def _take_lease(checkpoint: BatchCheckpoint, *, worker: str, lease: timedelta) -
     if (
         checkpoint.lease_owner
         and checkpoint.lease_owner != worker
+        and checkpoint.lease_expires_at is not None
         and checkpoint.lease_expires_at > now
     ):
         raise BatchLeaseHeld(

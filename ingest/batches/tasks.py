@@ -48,10 +48,10 @@ def batch_publish_task(self, batch_id: str) -> str:
 def validate_after_commit(batch: Batch, **options) -> None:
     """Queue validation once the transaction that staged the batch commits."""
     pk = str(batch.pk)
-    transaction.on_commit(lambda: batch_validate_task.apply_async(args=[pk], **options))
+    transaction.on_commit(lambda: batch_validate_task.apply_async(args=(pk,), **options))
 
 
 def publish_after_commit(batch: Batch, **options) -> None:
     """Queue publication once the transaction that approved the batch commits."""
     pk = str(batch.pk)
-    transaction.on_commit(lambda: batch_publish_task.apply_async(args=[pk], **options))
+    transaction.on_commit(lambda: batch_publish_task.apply_async(args=(pk,), **options))

@@ -9,6 +9,10 @@
 - Players are resolved through their registry ids (read once per run, never by name); a
   match's rows travel in one batch and its deliveries in one COPY.
 
+This module reads the files and decides what each one is; writing a new match is cricket's
+``cricket.loading.match_load``, and a revised one becomes corrections through
+``cricket.source_revisions``.
+
 Data: Cricsheet (https://cricsheet.org), Open Data Commons Attribution License 1.0.
 """
 
@@ -25,109 +29,28 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError, IntegrityError, connection, connections, transaction
-from django.utils import timezone
-from django.utils.text import slugify
+from django.db import DatabaseError, IntegrityError, connection, connections
 
-from cricket.corrections import (
-    SOURCE_REVISION,
-    CorrectionReview,
-    fixture_corrections_from_source,
-)
-from cricket.models import (
-    Delivery,
-    DeliveryReplacement,
-    DeliveryReview,
-    DeliveryWicket,
-    DeliveryWicketFielder,
-    DismissalKind,
-    FixtureOfficial,
-    Innings,
-    InningsAbsent,
-    InningsMiscountedOver,
-    InningsPowerplay,
-)
-from cricket.services import (
-    SOURCE,
-    MatchFixture,
-    PeopleCache,
-    Side,
-    cricket_fixture_create,
-    cricket_people_resolve,
-    cricket_sport,
-    cricket_team,
-    people_cache_load,
-)
+from cricket.corrections import CorrectionReview
+from cricket.loading import LoadedMatch, MatchLoader, MatchSubmission, match_load
+from cricket.services import SOURCE
+from cricket.source_revisions import SOURCE_REVISION, match_revise
 from cricket.stats.refresh import statistics_refresh
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
-from omnium.bulk import Inserts
-from omnium.models import uuid7
 from sports.models import (
-    Competition,
     EntityType,
     ExternalIdMap,
     Fixture,
-    FixtureStatus,
-    Participant,
-    Sport,
-    SportDefinitionVersion,
     Submission,
     SubmissionKind,
-    Venue,
-    WinMethod,
-)
-from sports.querysets import follow_merges
-from sports.services import (
-    LogEntry,
-    competition_create,
-    competition_ensure,
-    submission_record,
-    timeline_append,
 )
 from sports.services.common import Actor
-from sports.services.fixtures import definition_for
 
 ACTOR = "integration:cricsheet"
-OFFICIAL_ROLES = {
-    "umpires": "umpire",
-    "tv_umpires": "tv_umpire",
-    "reserve_umpires": "reserve_umpire",
-    "match_referees": "match_referee",
-}
-WIN_METHODS = {"D/L": WinMethod.DLS, "DLS": WinMethod.DLS, "Awarded": WinMethod.AWARDED}
-DELIVERY_COLUMNS = (
-    "id",
-    "innings_id",
-    "over_number",
-    "position",
-    "sequence",
-    "ball_label",
-    "actual_delivery",
-    "batter_id",
-    "bowler_id",
-    "non_striker_id",
-    "runs_batter",
-    "runs_extras",
-    "runs_total",
-    "non_boundary",
-    "extra_wides",
-    "extra_noballs",
-    "extra_byes",
-    "extra_legbyes",
-    "extra_penalty",
-    "revision",
-    "is_current",
-    "source_event_id",
-    "submission_id",
-    "submission_event_ordinal",
-    "created_at",
-)
 
 
 class Outcome:
@@ -237,114 +160,7 @@ def match_id_of(filename: str) -> str:
     return base[:-5] if base.lower().endswith(".json") else base
 
 
-@dataclass(frozen=True)
-class PathStep:
-    code: str
-    name: str
-    type: str
-
-
-def competition_path(info: dict) -> list[PathStep]:
-    """The competition nodes a match sits under, root first, as the import names them:
-    event > season > stage > group; a match with no event sits under a node per match
-    type, gender and team type. Pure: it reads the file's ``info`` only, so a batch can say
-    where its matches will go before anything is written. Codes identify the nodes
-    (unique among cricket's competitions)."""
-    gender = info["gender"]
-    women = gender == "female"
-    event = info.get("event") or {}
-    season = str(info.get("season") or info["dates"][0][:4])
-    if event.get("name"):
-        name = event["name"]
-        if women and "women" not in name.lower():
-            name = f"{name} (women)"
-        path = [PathStep(slugify(name)[:64], name, "event")]
-    else:
-        label = (
-            f"{info['match_type']} matches ({'women' if women else 'men'}, "
-            f"{info.get('team_type', 'international')})"
-        )
-        path = [PathStep(slugify(label)[:64], label, "format")]
-    path.append(PathStep(f"{path[-1].code[:50]}-{slugify(season)}"[:64], season, "season"))
-    for key in ("stage", "group"):
-        if event.get(key) not in (None, ""):
-            value = str(event[key])
-            path.append(
-                PathStep(
-                    f"{path[-1].code[:50]}-{key[0]}-{slugify(value)}"[:64],
-                    value if key == "stage" else f"Group {value}",
-                    key,
-                )
-            )
-    return path
-
-
 # --- the import ----------------------------------------------------------------------------
-
-
-class _Caches:
-    """Rows reused across the matches of one run. Cleared when a match rolls back, since a
-    row created in the rolled-back transaction no longer exists."""
-
-    def __init__(self) -> None:
-        self.sport: Sport | None = None
-        self.definition: tuple[SportDefinitionVersion | None] | None = None
-        self.kinds: dict[str, DismissalKind] = {}
-        self.nodes: dict[str, Competition] | None = None
-        self.venues: dict[str, Venue] = {}
-        self.teams: dict[tuple[str, str], Participant] = {}
-        self.people: PeopleCache | None = None  # loaded at the first match
-        self.codes: set[str] | None = None
-
-    def clear(self) -> None:
-        self.__init__()
-
-    def mark(self) -> tuple[int, int, int, int]:
-        """Where the growing caches stand (dicts keep insertion order): ``rollback`` drops
-        what was added after."""
-        people = len(self.people.by_id) if self.people is not None else 0
-        return people, len(self.nodes or {}), len(self.teams), len(self.venues)
-
-    def rollback(self, mark: tuple[int, int, int, int]) -> None:
-        """Forget the rows a rolled-back match added, keeping the rest of what the run
-        knows. Alias ranges it may have widened are forgotten altogether (they are only a
-        shortcut: the next write of a pair sends it again), and so are fixture codes (a
-        set: re-read on the next match)."""
-        people, nodes, teams, venues = mark
-        if self.people is not None:
-            _truncate(self.people.by_id, people)
-            self.people.seen.clear()
-        if self.nodes is not None:
-            _truncate(self.nodes, nodes)
-        _truncate(self.teams, teams)
-        _truncate(self.venues, venues)
-        self.codes = None
-
-
-def _truncate(entries: dict, length: int) -> None:
-    for key in list(itertools.islice(entries, length, None)):
-        del entries[key]
-
-
-class _IdPool:
-    """Ids taken from a table's identity sequence in blocks (one round trip per block), so
-    rows written by COPY can be referenced without reading them back. Sequences are not
-    transactional: ids of a rolled-back match are simply never used (gaps are harmless)."""
-
-    def __init__(self, model, *, block: int = 50_000) -> None:
-        self.table = model._meta.db_table
-        self.block = block
-        self.free: list[int] = []
-        self.next = 0  # the first free id's index (a block is not copied per match)
-
-    def take(self, count: int) -> list[int]:
-        if count > len(self.free) - self.next:
-            rest = self.free[self.next :]
-            self.free = rest + _allocate_ids(self.table, max(self.block, count - len(rest)))
-            self.next = 0
-        taken = self.free[self.next : self.next + count]
-        self.next += count
-        return taken
 
 
 class Importer:
@@ -385,10 +201,9 @@ class Importer:
         self.shared = shared
         self.retries = 0  # shared mode: matches tried again (reported with each result)
         self.unrefreshed: list[Any] = []
-        self.caches = _Caches()
+        # The rows and ids this run's matches reuse (the write half's state).
+        self.loader = MatchLoader(shared=shared)
         self.summary = ImportSummary()
-        self.delivery_ids = _IdPool(Delivery)
-        self.wicket_ids = _IdPool(DeliveryWicket, block=2_000)
         self.known: dict[str, tuple[Any, str]] | None = None
 
     def run(
@@ -537,8 +352,8 @@ class Importer:
                 # content, applied as corrections of exactly the balls that differ.
                 return self._revise(document, raw=raw, filename=filename, sha=sha, known=known)
             self._check_kinds(document, filename)
-            fixture, deliveries = self._write_match(document, raw=raw, filename=filename, sha=sha)
-            self._codes().add(fixture.code)
+            loaded = self._write_match(document, raw=raw, filename=filename, sha=sha)
+            fixture, deliveries = loaded.fixture, loaded.deliveries
             self.unrefreshed.append(fixture.pk)
             if self.known is not None:  # the same id later in this block is now known
                 self.known[match_id] = (fixture.pk, sha)
@@ -547,7 +362,7 @@ class Importer:
         except CricsheetRejected as exc:
             return MatchResult(filename, Outcome.REJECTED, error=str(exc))
         except Exception as exc:
-            self.caches.clear()
+            self.loader.clear()
             if isinstance(exc, KeyboardInterrupt):
                 raise
             return MatchResult(
@@ -565,13 +380,19 @@ class Importer:
 
     RETRIES = 5  # shared mode: attempts of one match that meets another process's rows
 
-    def _write_match(self, document: dict, *, raw: bytes, filename: str, sha: str):
+    def _write_match(self, document: dict, *, raw: bytes, filename: str, sha: str) -> LoadedMatch:
         attempt = 1
         while True:
-            mark = self.caches.mark()
+            mark = self.loader.mark()
             try:
-                with transaction.atomic():
-                    return self._write(document, raw=raw, filename=filename, sha=sha)
+                return match_load(
+                    document=document,
+                    match_id=match_id_of(filename),
+                    sha256=sha,
+                    submission=self._submission(raw, filename),
+                    actor=self.actor,
+                    loader=self.loader,
+                )
             except (IntegrityError, DatabaseError, ValidationError):
                 # A key another process took meanwhile (a person, a node, a fixture code)
                 # or a deadlock between two matches: nothing of this attempt remains, and
@@ -580,7 +401,18 @@ class Importer:
                     raise
                 attempt += 1
                 self.retries += 1
-                self.caches.rollback(mark)
+                self.loader.rollback(mark)
+
+    def _submission(self, raw: bytes, filename: str) -> MatchSubmission:
+        """The submission a file is recorded as: this run's kind and note, and the
+        member's own name (an archive member is ``archive:member``), its last 512
+        characters."""
+        return MatchSubmission(
+            kind=self.kind,
+            note=self.note,
+            content=raw,
+            original_filename=filename.rsplit(":", 1)[-1][-512:],
+        )
 
     def _refresh_statistics(self) -> None:
         """The statistics refresh path for the matches written since the last call: one
@@ -603,95 +435,36 @@ class Importer:
         that changes the match's structure is rejected with nothing written. A file whose
         balls are all equal (a player renamed, say) corrects nothing but is recorded, so the
         next run knows it and the new name becomes an alias."""
-        match_id = match_id_of(filename)
         try:
-            with transaction.atomic():
-                submission = submission_record(
-                    kind=self.kind,
-                    note=self.note,
-                    source_code=SOURCE,
-                    actor=self.actor,
-                    content=raw,
-                    original_filename=filename.rsplit(":", 1)[-1][-512:],
-                    media_type="application/json",
-                )
-                fixture = Fixture.objects.get(pk=follow_merges(Fixture, known[0]))
-                result = fixture_corrections_from_source(
-                    fixture=fixture,
-                    document=document,
-                    submission=submission,
-                    actor=self.actor,
-                    reason=self.correction_reason,
-                    review=self.correction_review,
-                )
-                timeline_append(
-                    fixture=fixture,
-                    event_type="cricket.import",
-                    actor=self.actor,
-                    source_code=SOURCE,
-                    unit="record",
-                    idempotency_key=f"{match_id}:{sha[:40]}",
-                    payload={
-                        "submission": str(submission.pk),
-                        "sha256": sha,
-                        "data_version": document["meta"]["data_version"],
-                        "revision": document["meta"].get("revision"),
-                        "corrections": len(result.corrections),
-                    },
-                )
+            revised = match_revise(
+                fixture_id=known[0],
+                document=document,
+                match_id=match_id_of(filename),
+                sha256=sha,
+                submission=self._submission(raw, filename),
+                actor=self.actor,
+                reason=self.correction_reason,
+                review=self.correction_review,
+            )
         except ValidationError as exc:
             raise CricsheetRejected(
                 filename, [Problem("(file)", "source-revision", " ".join(exc.messages))]
             ) from None
+        corrections = revised.corrections.corrections
         return MatchResult(
             filename,
-            Outcome.UPDATED if result.corrections else Outcome.UNCHANGED,
-            fixture_id=fixture.pk,
-            submission_id=submission.pk,
+            Outcome.UPDATED if corrections else Outcome.UNCHANGED,
+            fixture_id=revised.fixture.pk,
+            submission_id=revised.submission.pk,
             revisions=[
                 delivery.pk
-                for correction in result.corrections
+                for correction in corrections
                 for delivery in (correction.delivery, *correction.relabelled)
             ],
         )
 
-    # --- reference rows --------------------------------------------------------------------
-
-    def _sport(self) -> Sport:
-        if self.caches.sport is None:
-            self.caches.sport = cricket_sport()
-        return self.caches.sport
-
-    def _codes(self) -> set[str]:
-        """Fixture codes cricket already uses: loaded once, then kept by the run. Another
-        writer taking a code meanwhile makes that match fail on the unique key (nothing
-        written; the next run imports it)."""
-        if self.caches.codes is None:
-            self.caches.codes = set(
-                Fixture.objects.filter(sport=self._sport()).values_list("code", flat=True)
-            )
-        return self.caches.codes
-
-    def _people(self) -> PeopleCache:
-        if self.caches.people is None:
-            self.caches.people = people_cache_load(source_code=SOURCE)
-            # Another process may add people at any moment: an id this cache lacks is
-            # looked up, not taken as new.
-            self.caches.people.complete = not self.shared
-        return self.caches.people
-
-    def _definition(self) -> SportDefinitionVersion | None:
-        if self.caches.definition is None:
-            self.caches.definition = (definition_for(self._sport()),)
-        return self.caches.definition[0]
-
-    def _kinds(self) -> dict[str, DismissalKind]:
-        if not self.caches.kinds:
-            self.caches.kinds = {k.name: k for k in DismissalKind.objects.all()}
-        return self.caches.kinds
-
     def _check_kinds(self, document: dict, filename: str) -> None:
-        kinds = self._kinds()
+        kinds = self.loader.kinds()
         problems = []
         for i, inning in enumerate(document["innings"]):
             for k, over in enumerate(inning.get("overs", [])):
@@ -707,341 +480,6 @@ class Importer:
                             )
         if problems:
             raise CricsheetRejected(filename, problems)
-
-    def _node(self, *, code: str, name: str, type: str, parent: Competition | None) -> Competition:
-        code = code[:64]
-        if self.caches.nodes is None:  # every cricket node, once per run
-            self.caches.nodes = {
-                node.code: node for node in Competition.objects.filter(sport=self._sport())
-            }
-        node = self.caches.nodes.get(code)
-        if node is None and self.shared:  # another process may be making it right now
-            node, _ = competition_ensure(
-                code=code, name=name, type=type, parent=parent, sport=self._sport(),
-                actor=self.actor,
-            )  # fmt: skip
-        elif node is None:
-            node = competition_create(
-                code=code,
-                name=name,
-                type=type,
-                parent=parent,
-                sport=self._sport(),
-                actor=self.actor,
-            )
-        self.caches.nodes[code] = node
-        return node
-
-    def _competition(self, info: dict) -> Competition:
-        """The match's node (see ``competition_path``), creating what is missing."""
-        node = None
-        for step in competition_path(info):
-            node = self._node(code=step.code, name=step.name, type=step.type, parent=node)
-        return node
-
-    def _team(self, name: str, gender: str, seen_at: datetime) -> Participant:
-        key = (name, gender)
-        if key not in self.caches.teams:
-            self.caches.teams[key] = cricket_team(
-                name=name,
-                gender=gender,
-                sport=self._sport(),
-                actor=self.actor,
-                seen_at=seen_at,
-                concurrent=self.shared,
-            )
-        return self.caches.teams[key]
-
-    def _venue(self, info: dict) -> Venue | None:
-        name = info.get("venue")
-        if not name:
-            return None
-        code = slugify(name)[:64] or "venue"
-        venue = self.caches.venues.get(code)
-        if venue is None:
-            venue, _ = Venue.objects.get_or_create(
-                code=code, defaults={"name": name[:256], "city": (info.get("city") or "")[:128]}
-            )
-            self.caches.venues[code] = venue
-        return venue
-
-    # --- one match ---------------------------------------------------------------------------
-
-    def _write(self, document: dict, *, raw: bytes, filename: str, sha: str) -> tuple[Fixture, int]:
-        info = document["info"]
-        meta = document["meta"]
-        match_id = match_id_of(filename)
-        sport = self._sport()
-        first_day = date.fromisoformat(info["dates"][0])
-        seen_at = datetime(first_day.year, first_day.month, first_day.day, tzinfo=UTC)
-        # Every row of the match but the deliveries travels in one round trip (``batch``),
-        # then one COPY writes the deliveries.
-        batch = Inserts()
-        submission = submission_record(
-            kind=self.kind,
-            note=self.note,
-            source_code=SOURCE,
-            actor=self.actor,
-            content=raw,
-            original_filename=filename.rsplit(":", 1)[-1][-512:],
-            media_type="application/json",
-            inserts=batch,
-        )
-        # The competition first: creating a node locks its tree until this commits, and
-        # taking tree locks before writing any participant keeps parallel imports from
-        # waiting on each other in a circle.
-        competition = self._competition(info)
-        team_names = info["teams"]
-        teams = {name: self._team(name, info["gender"], seen_at) for name in team_names}
-        people = cricket_people_resolve(
-            names=info["registry"]["people"],
-            sport=sport,
-            actor=self.actor,
-            seen_at=seen_at,
-            cache=self._people(),
-            inserts=batch,
-            concurrent=self.shared,
-        )
-        outcome = info.get("outcome") or {}
-        result, ranks, methods = _result(outcome, team_names)
-        innings_list = document["innings"]
-        code = _fixture_code(self._codes(), first_day, team_names)
-        deliveries = sum(
-            len(over["deliveries"]) for inning in innings_list for over in inning.get("overs", ())
-        )
-        fixture = cricket_fixture_create(
-            match=MatchFixture(
-                competition=competition,
-                code=code,
-                name=f"{team_names[0]} v {team_names[1]}",
-                format_code=info["match_type"],
-                scheduled_start=seen_at,
-                venue=self._venue(info),
-                format=_format(info),
-                meta=_meta(info, meta, people),
-                status=(
-                    FixtureStatus.ABANDONED
-                    if outcome.get("result") == "no result"
-                    else FixtureStatus.COMPLETED
-                ),
-                result=result,
-                sides=[
-                    Side(
-                        team=teams[team],
-                        squad=_squad(info, team, people),
-                        rank=ranks.get(team),
-                        win_method=methods.get(team, ""),
-                    )
-                    for team in team_names
-                ],
-                match_id=match_id,
-            ),
-            sport=sport,
-            definition=self._definition(),
-            submission=submission,
-            actor=self.actor,
-            log=[
-                LogEntry(
-                    "cricket.import",
-                    unit="record",
-                    idempotency_key=f"{match_id}:{sha[:40]}",
-                    payload={
-                        "submission": str(submission.pk),
-                        "sha256": sha,
-                        "data_version": meta["data_version"],
-                        "revision": meta.get("revision"),
-                        "innings": len(innings_list),
-                        "deliveries": deliveries,
-                    },
-                )
-            ],
-            inserts=batch,
-        )
-        officials = [
-            FixtureOfficial(
-                fixture=fixture,
-                role=OFFICIAL_ROLES[role],
-                ordinal=i,
-                name=name,
-                registry_id=info["registry"]["people"].get(name, ""),
-            )
-            for role, names in (info.get("officials") or {}).items()
-            for i, name in enumerate(names, start=1)
-        ]
-        batch.extend(officials)
-        lines = self._write_innings(fixture, innings_list, teams, people, submission, batch)
-        batch.send()
-        _copy(Delivery, DELIVERY_COLUMNS, lines)
-        return fixture, deliveries
-
-    def _write_innings(
-        self,
-        fixture: Fixture,
-        innings_list: list[dict],
-        teams: dict[str, Participant],
-        people: dict[str, Participant],
-        submission,
-        batch: Inserts,
-    ) -> list[tuple]:
-        """Adds the innings and what hangs off them to ``batch``; returns the delivery rows
-        for the COPY."""
-        rows = []
-        for ordinal, inning in enumerate(innings_list, start=1):
-            target = inning.get("target") or {}
-            penalty = inning.get("penalty_runs") or {}
-            rows.append(
-                Innings(
-                    fixture=fixture,
-                    ordinal=ordinal,
-                    batting_team=teams[inning["team"]],
-                    super_over=bool(inning.get("super_over")),
-                    target_runs=target.get("runs"),
-                    target_overs=_overs(target.get("overs")),
-                    declared=bool(inning.get("declared")),
-                    forfeited=bool(inning.get("forfeited")),
-                    penalty_runs_pre=penalty.get("pre"),
-                    penalty_runs_post=penalty.get("post"),
-                )
-            )
-        batch.extend(rows)
-        powerplays, absent, miscounted = [], [], []
-        for innings, inning in zip(rows, innings_list, strict=True):
-            for i, pp in enumerate(inning.get("powerplays") or [], start=1):
-                powerplays.append(
-                    InningsPowerplay(
-                        innings=innings,
-                        ordinal=i,
-                        from_over=_overs(pp["from"]),
-                        to_over=_overs(pp["to"]),
-                        type=pp["type"],
-                    )
-                )
-            for name in inning.get("absent_hurt") or []:
-                absent.append(InningsAbsent(innings=innings, participant=people[name]))
-            for over, value in (inning.get("miscounted_overs") or {}).items():
-                miscounted.append(
-                    InningsMiscountedOver(
-                        innings=innings,
-                        over_number=int(over),
-                        # The source writes 5 in some files and "5" in others (O6).
-                        balls=int(value["balls"]),
-                        umpire=value.get("umpire") or "",
-                    )
-                )
-        batch.extend(powerplays)
-        batch.extend(absent)
-        batch.extend(miscounted)
-        return self._write_deliveries(rows, innings_list, teams, people, submission, batch)
-
-    def _write_deliveries(self, rows, innings_list, teams, people, submission, batch) -> list:
-        total = sum(
-            len(over["deliveries"]) for inning in innings_list for over in inning.get("overs", [])
-        )
-        if total == 0:
-            return []
-        ids = self.delivery_ids.take(total)
-        events = _event_ids(total)
-        # The COPY is fed text lines built here: every value is already validated (whole
-        # numbers, known people), so each line is one format string, not 25 adapter calls.
-        # The only free text (the 1.2.0 printed label) is escaped for COPY.
-        now = timezone.now().isoformat()
-        pk = {name: str(p.pk) for name, p in people.items()}
-        tail = f"\t1\tt\t{{}}\t{submission.pk}\t{{}}\t{now}\n"
-        lines = []
-        wickets: list[tuple[DeliveryWicket, list[dict]]] = []
-        reviews, replacements = [], []
-        kinds = self._kinds()
-        ordinal = 0
-        for innings, inning in zip(rows, innings_list, strict=True):
-            sequence = 0
-            innings_pk = str(innings.pk)
-            for over in inning.get("overs", ()):
-                number = over["over"]
-                legal = 0
-                for position, d in enumerate(over["deliveries"]):
-                    delivery_id = ids[ordinal]
-                    event = events[ordinal]
-                    ordinal += 1
-                    sequence += 1
-                    extras = d.get("extras") or _NO_EXTRAS
-                    runs = d["runs"]
-                    wides, noballs = extras.get("wides"), extras.get("noballs")
-                    # Wides and no-balls do not advance the printed ball number, which is
-                    # why it repeats; it is display only (O1). An explicit 0 is not one.
-                    label = f"{number}.{legal + 1}"
-                    if not wides and not noballs:
-                        legal += 1
-                    actual = d.get("actual_delivery")
-                    lines.append(
-                        f"{delivery_id}\t{innings_pk}\t{number}\t{position}\t{sequence}\t"
-                        f"{label}\t{'' if actual is None else _copy_text(actual)}\t"
-                        f"{pk[d['batter']]}\t{pk[d['bowler']]}\t{pk[d['non_striker']]}\t"
-                        f"{runs['batter']}\t{runs['extras']}\t{runs['total']}\t"
-                        f"{'t' if runs.get('non_boundary') else 'f'}\t"
-                        f"{_copy_int(wides)}\t{_copy_int(noballs)}\t"
-                        f"{_copy_int(extras.get('byes'))}\t{_copy_int(extras.get('legbyes'))}\t"
-                        f"{_copy_int(extras.get('penalty'))}" + tail.format(event, ordinal)
-                    )
-                    for w, wicket in enumerate(d.get("wickets") or [], start=1):
-                        wickets.append(
-                            (
-                                DeliveryWicket(
-                                    delivery_id=delivery_id,
-                                    ordinal=w,
-                                    player_out=people[wicket["player_out"]],
-                                    kind=kinds[wicket["kind"]],
-                                    kind_raw=wicket["kind"],
-                                ),
-                                wicket.get("fielders") or [],
-                            )
-                        )
-                    review = d.get("review")
-                    if review:
-                        reviews.append(
-                            DeliveryReview(
-                                delivery_id=delivery_id,
-                                by_team=teams[review["by"]],
-                                batter=people.get(review.get("batter")),
-                                umpire=review.get("umpire") or "",
-                                decision=review["decision"],
-                                type=review.get("type") or "",
-                                umpires_call=review.get("umpires_call"),
-                            )
-                        )
-                    for kind, entries in (d.get("replacements") or {}).items():
-                        for r, entry in enumerate(entries, start=1):
-                            replacements.append(
-                                DeliveryReplacement(
-                                    delivery_id=delivery_id,
-                                    kind=kind,
-                                    ordinal=r,
-                                    team=teams.get(entry.get("team")),
-                                    player_in=people[entry["in"]],
-                                    player_out=people.get(entry.get("out")),
-                                    role=entry.get("role") or "",
-                                    reason=entry.get("reason") or "",
-                                )
-                            )
-        wicket_ids = self.wicket_ids.take(len(wickets))
-        for (wicket, _), wicket_id in zip(wickets, wicket_ids, strict=True):
-            wicket.id = wicket_id
-        batch.extend(w for w, _ in wickets)
-        batch.extend(
-            [
-                DeliveryWicketFielder(
-                    wicket=wicket,
-                    ordinal=f,
-                    # O4: a substitute may be recorded with no name.
-                    participant=people.get(fielder.get("name")),
-                    substitute=bool(fielder.get("substitute")),
-                )
-                for wicket, fielders in wickets
-                for f, fielder in enumerate(fielders, start=1)
-            ]
-        )
-        batch.extend(reviews)
-        batch.extend(replacements)
-        return lines
 
 
 def _partition(match_id: str, workers: int) -> int:
@@ -1115,174 +553,6 @@ def _file_seen(sha: str) -> bool:
 def _synchronous_commit(on: bool) -> None:
     with connection.cursor() as cursor:
         cursor.execute(f"SET synchronous_commit TO {'on' if on else 'off'}")
-
-
-def _allocate_ids(table: str, count: int) -> list[int]:
-    """Take ``count`` ids from the table's identity sequence in one round trip. The values
-    come back as runs of consecutive ids (one run unless another session drew from the
-    sequence at the same moment), not as ``count`` rows."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            SELECT min(v), max(v) FROM (
-                SELECT v, v - row_number() OVER (ORDER BY v) AS run
-                  FROM (SELECT nextval(pg_get_serial_sequence(%s, 'id')) AS v
-                          FROM generate_series(1, %s)) AS drawn
-            ) AS numbered GROUP BY run ORDER BY 1
-            """,
-            [table, count],
-        )
-        return [n for low, high in cursor.fetchall() for n in range(low, high + 1)]
-
-
-_NO_EXTRAS: dict = {}
-_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-
-
-def _copy_text(value: str) -> str:
-    """A text value for COPY's text format."""
-    return value.translate(_COPY_ESCAPES)
-
-
-def _copy_int(value: int | None) -> str:
-    return "\\N" if value is None else str(value)
-
-
-def _event_ids(count: int) -> list[str]:
-    """``count`` distinct, time-ordered source event ids for one match, as text for the
-    COPY: one UUIDv7 and its successors (RFC 9562 §6.2, method 2: the random part used as
-    a counter). Its low 20 bits (the last five hex digits) are the count, so no match of up
-    to a million deliveries can carry into the version or variant bits."""
-    if count > 0xFFFFF:
-        raise ValueError(f"{count} deliveries in one match")
-    prefix = str(uuid7())[:-5]
-    return [f"{prefix}{n:05x}" for n in range(count)]
-
-
-def _copy(model, columns: tuple[str, ...], lines: list[str]) -> None:
-    """Write ``lines`` (COPY text format, one row each) with one COPY ... FROM STDIN: the
-    bulk path for deliveries."""
-    if not lines:
-        return
-    table = model._meta.db_table
-    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
-    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
-        copy.write("".join(lines))
-
-
-def _overs(value: Any) -> Decimal | None:
-    if value is None:
-        return None
-    return Decimal(str(value)).quantize(Decimal("0.1"))
-
-
-def _fixture_code(taken: set[str], day: date, teams: list[str]) -> str:
-    """A readable code, unique within cricket: the day and the teams (a second meeting the
-    same day gets a suffix). The Cricsheet id is not used: it lives in the id map.
-    ``taken``: the sport's codes in use (the run's set, loaded once)."""
-    base = f"{day.isoformat()}-{slugify(teams[0])[:24]}-v-{slugify(teams[1])[:24]}"
-    code, n = base, 1
-    while code in taken:
-        n += 1
-        code = f"{base}-{n}"
-    return code
-
-
-def _squad(info: dict, team: str, people: dict[str, Participant]) -> list[tuple[Participant, str]]:
-    """The team's players in file order; the supersub (a Big Bash rule of 2005-06) keeps
-    "supersub" as the role on their squad entry, added if the list left them out."""
-    listed = (info.get("players") or {}).get(team, [])
-    supersub = (info.get("supersubs") or {}).get(team)
-    squad = [(people[name], "supersub" if name == supersub else "") for name in listed]
-    if supersub and supersub not in listed:
-        squad.append((people[supersub], "supersub"))
-    return squad
-
-
-def _format(info: dict) -> dict:
-    """The rules the match was played to (the same for every match of its kind)."""
-    rules = {
-        "match_type": info["match_type"],
-        "balls_per_over": info.get("balls_per_over", 6),
-        "gender": info["gender"],
-        "team_type": info.get("team_type", ""),
-    }
-    if info.get("overs") is not None:
-        rules["overs"] = info["overs"]
-    return rules
-
-
-def _meta(info: dict, meta: dict, people: dict[str, Participant]) -> dict:
-    """This match's own facts: the rest of ``info`` (players, registry, officials and the
-    outcome have their own homes), plus the source file's version."""
-    facts = {
-        key: value
-        for key, value in info.items()
-        if key
-        not in (
-            "players",
-            "registry",
-            "officials",
-            "outcome",
-            "teams",
-            "match_type",
-            "balls_per_over",
-            "overs",
-            "gender",
-            "team_type",
-            "supersubs",
-        )
-    }
-    if info.get("player_of_match"):
-        facts["player_of_match_ids"] = [str(people[n].pk) for n in info["player_of_match"]]
-    if info.get("supersubs"):
-        facts["supersubs"] = info["supersubs"]
-    facts["source"] = {
-        "data_version": meta["data_version"],
-        "revision": meta.get("revision"),
-        "created": meta.get("created"),
-    }
-    return facts
-
-
-def _result(outcome: dict, teams: list[str]) -> tuple[dict | None, dict[str, int], dict]:
-    """The outcome in the spine's terms: the result document, each team's rank and win
-    method. Seven source shapes: a winner by runs, wickets or innings (or with no margin);
-    a tie, decided or not by an eliminator or a bowl-out; a draw; no result; any of them
-    with a method (D/L, VJD, Awarded). Level results use the spine's one draw form: both
-    ranked 1 with outcome "draw"."""
-    if not outcome:
-        return None, {}, {}
-    document: dict[str, Any] = {"cricsheet": outcome}
-    ranks: dict[str, int] = {}
-    methods: dict[str, str] = {}
-    winner = outcome.get("winner")
-    result = outcome.get("result")
-    decider = outcome.get("eliminator") or outcome.get("bowl_out")
-    if result == "no result":
-        document["outcome"] = "no_result"
-    elif winner is not None or decider is not None:
-        winner = winner or decider
-        document["outcome"] = "win"
-        document["winner"] = winner
-        for team in teams:
-            ranks[team] = 1 if team == winner else 2
-        if result == "tie":
-            document["tie"] = True
-            document["decided_by"] = "eliminator" if outcome.get("eliminator") else "bowl_out"
-        if outcome.get("by"):
-            document["by"] = outcome["by"]
-        method = outcome.get("method")
-        if method in WIN_METHODS:
-            methods[winner] = WIN_METHODS[method]
-    else:
-        document["outcome"] = "draw"
-        document["tie"] = result == "tie"
-        for team in teams:
-            ranks[team] = 1
-    if outcome.get("method"):
-        document["method"] = outcome["method"]
-    return document, ranks, methods
 
 
 def import_paths(

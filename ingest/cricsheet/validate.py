@@ -1,7 +1,7 @@
 """The Cricsheet submission contract, as pure code (no database).
 
 Every problem in a file is collected, each with its JSON path and the rule it breaks, before
-anything is written (#623): a rejected file names all of them at once, not just the first.
+anything is written: a rejected file names all of them at once, not just the first.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ RESULTS = ("draw", "tie", "no result")
 POWERPLAY_TYPES = ("mandatory", "batting", "fielding")
 OFFICIAL_ROLES = ("umpires", "tv_umpires", "reserve_umpires", "match_referees")
 # A delivery-level "over" key appears in a few generated files; it always equals the parent
-# over's number (seed §8), so it is accepted and ignored.
+# over's number wherever it appears, so it is accepted and ignored.
 DELIVERY_KEYS = {
     "batter",
     "bowler",
@@ -330,7 +330,7 @@ def _check_innings(
         if value is None:
             continue
         balls = value.get("balls")
-        # The source writes balls as 5 or "5"; both are accepted and coerced at import (O6).
+        # The source writes balls as 5 or "5"; both are accepted and coerced at import.
         if not (_is_int(balls) and balls >= 0) and not (isinstance(balls, str) and balls.isdigit()):
             c.add(
                 f"{where}.balls", "type", f"must be a whole number (or its digits), not {balls!r}"
@@ -479,7 +479,7 @@ def _check_delivery(
             fielder = c.obj(fielder, at)
             if fielder is None:
                 continue
-            # O4: a substitute may be recorded with no name at all.
+            # A substitute may be recorded with no name at all.
             if "name" in fielder:
                 c.person(fielder["name"], f"{at}.name", people)
             elif not fielder.get("substitute"):

@@ -39,12 +39,13 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
 from accounts.access import user_can, user_can_everywhere
-from accounts.models import Capability
+from accounts.models import Capability, User
 from cricket.models import (
     Delivery,
     DeliveryCorrectionHistory,
@@ -64,10 +65,10 @@ from cricket.stats.selectors import (
     scoped_lines,
 )
 from ingest.batches.models import BatchItem, BatchReviewDecision
-from ingest.models import RetentionState
-from sports.models import Competition, Participant, SubmissionKind
+from ingest.models import RetentionState, StoredObject
+from sports.models import Competition, Fixture, Participant, Submission, SubmissionKind
 
-LINE_KINDS: dict[str, type] = {
+LINE_KINDS: dict[str, type[CricketBattingLine | CricketBowlingLine | CricketFieldingLine]] = {
     "batting": CricketBattingLine,
     "bowling": CricketBowlingLine,
     "fielding": CricketFieldingLine,
@@ -84,7 +85,7 @@ DELETED_ACCOUNT = "deleted account"
 # --- who may trace --------------------------------------------------------------------------
 
 
-def may_trace(user, competition: Competition | None) -> bool:
+def may_trace(user: User | AnonymousUser, competition: Competition | None) -> bool:
     """Reviewers within their grants, editors and administrators. A figure that spans every
     competition (``competition`` None) is for those who reach every competition: editors,
     administrators and reviewers granted ``"*"``."""
@@ -93,7 +94,7 @@ def may_trace(user, competition: Competition | None) -> bool:
     return user_can(user, Capability.REVIEW, competition)
 
 
-def _require(user, competition: Competition | None) -> None:
+def _require(user: User | AnonymousUser, competition: Competition | None) -> None:
     if may_trace(user, competition):
         return
     if competition is None:
@@ -107,7 +108,9 @@ def _require(user, competition: Competition | None) -> None:
 # --- the figure -----------------------------------------------------------------------------
 
 
-def trace_line(*, user, kind: str, pk: int, figure: str = "") -> dict[str, Any]:
+def trace_line(
+    *, user: User | AnonymousUser, kind: str, pk: int, figure: str = ""
+) -> dict[str, Any]:
     """The trace of one figure of one statistic line (``kind`` batting, bowling or
     fielding; ``figure`` one of that line's columns, the first one when empty).
 
@@ -148,7 +151,7 @@ def trace_line(*, user, kind: str, pk: int, figure: str = "") -> dict[str, Any]:
 
 def trace_aggregate(
     *,
-    user,
+    user: User | AnonymousUser,
     participant: Participant,
     figure: str,
     scope: Scope,
@@ -172,8 +175,9 @@ def trace_aggregate(
     if not 1 <= fixtures <= MAX_FIXTURES:
         raise ValidationError({"fixtures": f"between 1 and {MAX_FIXTURES} fixtures a page"})
     people = expand_merged([participant.pk])
+    # The line models declare no manager of their own: the default one is ``objects``.
     lines = scoped_lines(
-        model.objects.filter(participant_id__in=people), scope, competition=competition
+        model._default_manager.filter(participant_id__in=people), scope, competition=competition
     )
     totals = lines.aggregate(value=Sum(figure), fixtures=Count("fixture_id", distinct=True))
     after = _after(cursor)
@@ -260,7 +264,7 @@ def _deliveries(innings_ids: Iterable[Any], condition: Q) -> list[Delivery]:
         .prefetch_related(Prefetch("fielders", queryset=fielders))
         .order_by("ordinal")
     )
-    queryset: QuerySet = (
+    queryset: QuerySet[Delivery] = (
         Delivery.objects.current()
         .filter(innings_id__in=list(innings_ids))
         .filter(condition)
@@ -293,13 +297,15 @@ def _sources(
 ) -> list[dict[str, Any]]:
     """One entry per submission behind the deliveries or their corrections: the file, who
     sent it, and the batch, stored object and review that brought it in (two queries)."""
-    submissions = {}
+    submissions: dict[uuid.UUID, Submission] = {}
     for delivery in deliveries:
         submissions.setdefault(delivery.submission_id, delivery.submission)
     for rows in corrections.values():
         for row in rows:
-            if row.correction_submission_id:
-                submissions.setdefault(row.correction_submission_id, row.correction_submission)
+            # Loaded with the row (select_related); None reads without a query.
+            correction = row.correction_submission
+            if correction is not None:
+                submissions.setdefault(correction.pk, correction)
     if not submissions:
         return []
     items = {
@@ -320,7 +326,11 @@ def _sources(
     return [_source(s, items.get(s.pk), decisions) for s in ordered]
 
 
-def _source(submission, item: BatchItem | None, decisions: dict) -> dict[str, Any]:
+def _source(
+    submission: Submission,
+    item: BatchItem | None,
+    decisions: dict[Any, list[BatchReviewDecision]],
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "submission": {
             "id": submission.pk,
@@ -383,7 +393,7 @@ def _source(submission, item: BatchItem | None, decisions: dict) -> dict[str, An
     return entry
 
 
-def _no_batch(submission) -> str:
+def _no_batch(submission: Submission) -> str:
     if submission.kind == SubmissionKind.CORPUS_IMPORT:
         return "Corpus import: no batch, no review; the file's checksum is the submission's."
     if submission.kind == SubmissionKind.BATCH:
@@ -391,7 +401,7 @@ def _no_batch(submission) -> str:
     return f"{submission.get_kind_display()}: no batch, no review."
 
 
-def _stored(stored) -> dict[str, Any]:
+def _stored(stored: StoredObject) -> dict[str, Any]:
     return {
         "id": stored.pk,
         "sha256": stored.sha256,
@@ -444,7 +454,12 @@ def _contribution(figure: str, d: Delivery, people: set[str]) -> int:
     return credited
 
 
-def _delivery_row(d: Delivery, figure: str, people: set[str], corrections: dict) -> dict[str, Any]:
+def _delivery_row(
+    d: Delivery,
+    figure: str,
+    people: set[str],
+    corrections: dict[uuid.UUID, list[DeliveryCorrectionHistory]],
+) -> dict[str, Any]:
     return {
         "id": d.pk,
         "revision": d.revision,
@@ -534,7 +549,7 @@ def _flat(snapshot: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def snapshot_changes(previous: dict[str, Any], resulting: dict[str, Any]) -> list[dict]:
+def snapshot_changes(previous: dict[str, Any], resulting: dict[str, Any]) -> list[dict[str, Any]]:
     """What a correction changed, field by field (runs, extras, people, label, wickets)."""
     before, after = _flat(previous), _flat(resulting)
     return [
@@ -544,7 +559,7 @@ def snapshot_changes(previous: dict[str, Any], resulting: dict[str, Any]) -> lis
     ]
 
 
-def _person(user) -> dict[str, Any] | None:
+def _person(user: User | None) -> dict[str, Any] | None:
     if user is None:
         return None
     if user.tombstoned_at is not None:
@@ -569,7 +584,9 @@ def _competition(competition: Competition | None) -> dict[str, Any] | None:
     return {"id": competition.pk, "name": competition.name}
 
 
-def _fixture(fixture, occurred_on: dt.date, competition) -> dict[str, Any]:
+def _fixture(
+    fixture: Fixture, occurred_on: dt.date, competition: Competition | None
+) -> dict[str, Any]:
     return {
         "id": fixture.pk,
         "name": fixture.name,

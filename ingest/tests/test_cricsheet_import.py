@@ -174,7 +174,7 @@ def test_the_nineteen_delivery_over_keeps_every_ball_at_its_own_position(fixture
     ).order_by("position")
     assert [d.position for d in over] == list(range(19))
     labels = [d.ball_label for d in over]
-    assert labels.count(labels[0]) > 1  # the printed label repeats (O1)
+    assert labels.count(labels[0]) > 1  # the printed label repeats: identity is the array position
     assert [d.sequence for d in over] == sorted(d.sequence for d in over)
 
 

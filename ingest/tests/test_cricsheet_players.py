@@ -1,4 +1,4 @@
-"""Players by registry id (O2): a name is display text, never a join key."""
+"""Players by registry id: a name is display text, never a join key (names are shared)."""
 
 import copy
 import json

@@ -1,5 +1,5 @@
 """The submission contract: every broken file is refused whole, naming the file, the JSON
-path and the rule of each problem, and leaves the database as it was (#623)."""
+path and the rule of each problem, and leaves the database as it was (no partial write)."""
 
 import copy
 import json

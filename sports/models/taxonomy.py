@@ -10,7 +10,10 @@ from sports.models.enums import Archetype, CompetitionStatus, CompetitorKind, Sp
 from sports.querysets import CompetitionManager
 
 
-class Sport(UUIDModel, TimestampedModel):
+# django-mptt ships no type information, so to the Django plugin Competition's bases (and
+# the manager built from TreeManager) are Any and it cannot name the related managers the
+# tree adds here and on Sport; the ignores below are for that gap only.
+class Sport(UUIDModel, TimestampedModel):  # type: ignore[django-manager-missing]
     code = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=256)
     parent = models.ForeignKey(
@@ -81,7 +84,7 @@ class Venue(UUIDModel, TimestampedModel):
         return self.name
 
 
-class Competition(MPTTModel, UUIDModel, TimestampedModel):
+class Competition(MPTTModel, UUIDModel, TimestampedModel):  # type: ignore[django-manager-missing]
     """A node of a competition tree of any depth (Games > sport > event > phase, or
     league > season > round).
 
@@ -114,7 +117,7 @@ class Competition(MPTTModel, UUIDModel, TimestampedModel):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="merged_from"
     )
 
-    objects = CompetitionManager()
+    objects = CompetitionManager()  # type: ignore[django-manager-missing]
 
     class Meta:
         constraints = [

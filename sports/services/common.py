@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from django.core.exceptions import ValidationError
+from django.db import models
+
+from accounts.services import audit_record
 
 if TYPE_CHECKING:
     from accounts.models import User
+    from sports.models import Fixture, Participant
 
 # A person (their account) or an automated writer named "integration:<source>".
 Actor = Union["User", str]
@@ -21,22 +26,38 @@ def actor_label(actor: Actor) -> str:
     return actor.get_username()
 
 
-def actor_user(actor: Actor):
+def actor_user(actor: Actor) -> User | None:
     """The account behind ``actor``, or None for an automated writer."""
     return None if isinstance(actor, str) else actor
 
 
-def audit_person(actor: Actor, *, action: str, entity, key, detail: dict | None = None) -> None:
+def audit_person(
+    actor: Actor,
+    *,
+    action: str,
+    entity: models.Model,
+    key: object,
+    detail: Mapping[str, Any] | None = None,
+) -> None:
     """Write the audit row for a change a person made (automated writers are recorded in
     the fixture's log instead). Call inside the change's transaction."""
-    from accounts.services import audit_record
-
     user = actor_user(actor)
     if user is not None:
         audit_record(actor=user, action=action, entity=entity, key=key, detail=detail)
 
 
-def lock_merge_pair(model, *, loser, survivor, note: str, note_field: str = "note"):
+# The models that merge by ``merged_into`` (the same checks and locks for each).
+_Mergeable = TypeVar("_Mergeable", "Participant", "Fixture")
+
+
+def lock_merge_pair(
+    model: type[_Mergeable],
+    *,
+    loser: _Mergeable,
+    survivor: _Mergeable,
+    note: str,
+    note_field: str = "note",
+) -> tuple[_Mergeable, _Mergeable]:
     """The two rows of a merge, re-read under row locks after the checks every merge
     shares: a note saying why, two different rows, neither already merged.
 

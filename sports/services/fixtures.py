@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -26,7 +27,7 @@ from sports.models import (
     TimelineStatus,
     Venue,
 )
-from sports.plugins.base import fixture_day
+from sports.plugins.base import SportPlugin, fixture_day
 from sports.plugins.registry import get_plugin
 from sports.services.common import Actor, actor_user, audit_person, lock_merge_pair
 from sports.services.timeline import LogEntry, timeline_append, timeline_open
@@ -48,7 +49,7 @@ class CompetitorSpec:
     members: list[CompetitorSpec] = field(default_factory=list)
 
 
-def _schema_problems(schema: dict, document: dict, where: str) -> list[str]:
+def _schema_problems(schema: dict[str, Any], document: dict[str, Any], where: str) -> list[str]:
     validator = Draft202012Validator(schema)
     return [
         f"{where}/{'/'.join(str(p) for p in e.absolute_path)}: {e.message}".rstrip("/")
@@ -57,7 +58,7 @@ def _schema_problems(schema: dict, document: dict, where: str) -> list[str]:
 
 
 def fixture_documents_check(
-    definition: SportDefinitionVersion | None, *, format: dict, meta: dict
+    definition: SportDefinitionVersion | None, *, format: dict[str, Any], meta: dict[str, Any]
 ) -> None:
     """Refuse ``format``/``meta`` documents the sport's definition does not allow."""
     if definition is None:
@@ -79,9 +80,9 @@ def sport_definition_publish(
     sport: Sport,
     plugin: str,
     actor: Actor,
-    meta_schema: dict | None = None,
-    format_schema: dict | None = None,
-    status_codes: dict | None = None,
+    meta_schema: dict[str, Any] | None = None,
+    format_schema: dict[str, Any] | None = None,
+    status_codes: dict[str, Any] | None = None,
     notes: str = "",
 ) -> SportDefinitionVersion:
     """Publish the next definition version of ``sport``. Schemas default to the plugin's
@@ -140,10 +141,10 @@ def fixture_create(
     format_code: str | None = None,
     scheduled_start: datetime | None = None,
     venue: Venue | None = None,
-    format: dict | None = None,
-    meta: dict | None = None,
+    format: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
     coverage_tier: str | None = None,
-    competitors: list[CompetitorSpec] = (),
+    competitors: Sequence[CompetitorSpec] = (),
     source_code: str | None = None,
     idempotency_key: str | None = None,
     first_seen_in: Submission | None = None,
@@ -205,7 +206,9 @@ def fixture_create(
     return fixture
 
 
-def _create_competitors(fixture: Fixture, specs, parent: FixtureCompetitor | None = None) -> None:
+def _create_competitors(
+    fixture: Fixture, specs: Iterable[CompetitorSpec], parent: FixtureCompetitor | None = None
+) -> None:
     for index, spec in enumerate(specs, start=1):
         row = FixtureCompetitor.objects.create(
             fixture=fixture,
@@ -403,7 +406,7 @@ def fixture_merge(*, loser: Fixture, survivor: Fixture, actor: Actor, reason: st
 # --- commands through the sport's plugin ----------------------------------------------
 
 
-def _plugin_and_codes(fixture: Fixture):
+def _plugin_and_codes(fixture: Fixture) -> tuple[SportPlugin, dict[str, Any]]:
     definition = fixture.definition_version or definition_for(fixture.sport)
     if definition is None:
         raise ValidationError(f"{fixture.sport} has no definition, so it takes no commands.")
@@ -423,8 +426,8 @@ def effective_items(fixture: Fixture, prefix: str) -> list[TimelineItem]:
     for item in items:
         if item.supersedes_id and item.status != TimelineStatus.VOIDED:
             root = item.supersedes_id
-            while by_id.get(root) is not None and by_id[root].supersedes_id:
-                root = by_id[root].supersedes_id
+            while (above := by_id.get(root)) is not None and above.supersedes_id:
+                root = above.supersedes_id
             replaced[root] = item
     effective = []
     for item in items:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -44,7 +45,7 @@ def participant_create(
     sport: Sport | None = None,
     country: str | None = None,
     born_on: date | None = None,
-    meta: dict | None = None,
+    meta: dict[str, Any] | None = None,
     sports: Iterable[Sport] = (),
     source_code: str = "hand",
     dedupe: bool = True,
@@ -215,7 +216,7 @@ def external_id_link(
     source_code: str,
     entity_type: str,
     external_id: str,
-    internal_id,
+    internal_id: uuid.UUID,
     actor: Actor,
     origin: str = LinkOrigin.INTEGRATION,
 ) -> ExternalIdMap:
@@ -278,7 +279,7 @@ def participants_resolve(
         )
     }
     names = {normalise_name(r.name) for r in pending if r.name}
-    name_candidates: dict[str, set] = {}
+    name_candidates: dict[str, set[uuid.UUID]] = {}
     if names:
         raw_names = {r.name for r in pending if r.name}
         for pid, alias in ParticipantAlias.objects.filter(name__in=raw_names).values_list(
@@ -292,7 +293,7 @@ def participants_resolve(
     participants = {p.pk: p for p in Participant.objects.filter(pk__in=wanted)}
     # A name never joins a row to someone this source already knows under another id: the
     # source's own ids say they are two parties (namesakes are common: two "Wang Yi").
-    known_to_source: dict = {}
+    known_to_source: dict[uuid.UUID, set[str]] = {}
     for internal, external in ExternalIdMap.objects.filter(
         source_code=source_code,
         entity_type=EntityType.PARTICIPANT,
@@ -300,7 +301,7 @@ def participants_resolve(
     ).values_list("internal_id", "external_id"):
         known_to_source.setdefault(internal, set()).add(external)
 
-    def survivor(pid):
+    def survivor(pid: uuid.UUID) -> Participant:
         p = participants[pid]
         if p.merged_into_id is None:
             return p
@@ -347,7 +348,9 @@ def participants_resolve(
     return result
 
 
-def _why_unmatched(row: OutsideRow, source_code: str, name_candidates: dict) -> str:
+def _why_unmatched(
+    row: OutsideRow, source_code: str, name_candidates: Mapping[str, set[uuid.UUID]]
+) -> str:
     reasons = []
     if row.external_id:
         reasons.append(f"{source_code} id {row.external_id!r} is not in the external-id map")
@@ -369,7 +372,7 @@ def dangling_external_ids() -> list[ExternalIdMap]:
     """Map rows whose target row no longer exists (one query per entity type)."""
     from sports.models import Competition, Fixture, Sport, Venue
 
-    targets = {
+    targets: dict[EntityType, type[Sport | Competition | Fixture | Participant | Venue]] = {
         EntityType.SPORT: Sport,
         EntityType.COMPETITION: Competition,
         EntityType.FIXTURE: Fixture,
@@ -380,7 +383,7 @@ def dangling_external_ids() -> list[ExternalIdMap]:
     for entity_type, model in targets.items():
         dangling.extend(
             ExternalIdMap.objects.filter(entity_type=entity_type)
-            .exclude(internal_id__in=model.objects.values("pk"))
+            .exclude(internal_id__in=model.objects.values_list("pk", flat=True))
             .order_by("source_code", "external_id")
         )
     known = [t.value for t in targets]

@@ -8,12 +8,14 @@ person pinned (on the fixture or on a competitor) are never written.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from omnium.bulk import Inserts
@@ -260,7 +262,7 @@ def fixture_results_record(
             competitor.save(update_fields=[*touched, "updated_at"])
             changes[str(key)] = {k: values[k] for k in touched}
     pinned = set(fixture.pinned)
-    fixture_fields = {}
+    fixture_fields: dict[str, Any] = {}
     if status is not None and "status" not in pinned and fixture.status != status:
         fixture_fields["status"] = status
     if outcome is not None and "result" not in pinned and fixture.result != outcome:
@@ -285,14 +287,18 @@ def fixture_results_record(
     return True
 
 
+# A result line's identity: (subject participant id, role, segment).
+_LineKey = tuple[uuid.UUID, str, str]
+
+
 def _result_lines(
     fixture: Fixture, sides: list[FixtureCompetitor] | None = None
-) -> dict[tuple, dict[str, Any]]:
+) -> dict[_LineKey, dict[str, Any]]:
     """The lines a fixture's recorded results imply, keyed (subject, role, segment).
     ``sides``: the top-level competitors in order, when the caller already holds them."""
     if sides is None:
         sides = list(fixture.competitors.filter(parent__isnull=True).order_by("ordinal", "id"))
-    lines: dict[tuple, dict[str, Any]] = {}
+    lines: dict[_LineKey, dict[str, Any]] = {}
     if fixture.archetype == Archetype.HEAD_TO_HEAD and len(sides) == 2:
         outcomes = head_to_head_outcomes(fixture, sides)
         for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
@@ -394,7 +400,8 @@ def result_lines_create(
     ]
     if lines and inserts is not None:
         inserts.extend(lines)
-        if fixture.competition_id is not None:
+        # No query when the fixture has no node: a null foreign key reads as None.
+        if fixture.competition is not None:
             inserts.add_delete(_cached_tables_above(fixture.competition))
     elif lines:
         StatLine.objects.bulk_create(lines)
@@ -402,19 +409,19 @@ def result_lines_create(
     return len(lines)
 
 
-def _cached_tables_above(node: Competition):
+def _cached_tables_above(node: Competition) -> QuerySet[StatTable]:
     return StatTable.objects.filter(competition__in=node.get_ancestors(include_self=True))
 
 
 def stat_tables_invalidate(*, fixture: Fixture) -> int:
     """Drop the cached tables of the fixture's node and every node above it."""
-    if fixture.competition_id is None:
+    if fixture.competition is None:
         return 0
     deleted, _ = _cached_tables_above(fixture.competition).delete()
     return deleted
 
 
-def competitor_for(fixture: Fixture, participant_id) -> FixtureCompetitor | None:
+def competitor_for(fixture: Fixture, participant_id: uuid.UUID) -> FixtureCompetitor | None:
     return fixture.competitors.filter(parent__isnull=True, participant_id=participant_id).first()
 
 

@@ -8,11 +8,13 @@ Tables are cached as ``StatTable`` rows; recording a result clears the cache abo
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from itertools import groupby
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 
 from sports.models import (
     Competition,
@@ -23,6 +25,7 @@ from sports.models import (
     StatTable,
     TableKind,
 )
+from sports.services.common import Actor, actor_user, audit_person
 
 DEFAULT_POINTS = {"win": 3, "draw": 1, "loss": 0}
 DEFAULT_TIEBREAKS = ["points", "goal_difference", "goals_for"]
@@ -46,7 +49,7 @@ def effective_config(node: Competition) -> dict[str, Any]:
     return merged
 
 
-def _lines_under(node: Competition, role: str):
+def _lines_under(node: Competition, role: str) -> QuerySet[StatLine]:
     return StatLine.objects.filter(
         subject_role=role,
         competition__tree_id=node.tree_id,
@@ -97,7 +100,7 @@ def standings_compute(node: Competition) -> list[dict[str, Any]]:
         .values_list("fixture_id", "subject_id", "values")
     )
     rows: dict[Any, dict[str, int]] = defaultdict(_empty_row)
-    by_fixture: dict[Any, list[tuple[Any, dict]]] = defaultdict(list)
+    by_fixture: dict[Any, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
     for fixture_id, team, values in lines:
         _add(rows[team], values, points)
         by_fixture[fixture_id].append((team, values))
@@ -114,7 +117,7 @@ def standings_compute(node: Competition) -> list[dict[str, Any]]:
 
     names = dict(Participant.objects.filter(pk__in=rows).values_list("pk", "name"))
 
-    def mini_table(group: list) -> dict[Any, dict[str, int]]:
+    def mini_table(group: list[Any]) -> dict[Any, dict[str, int]]:
         members = set(group)
         mini: dict[Any, dict[str, int]] = {t: _empty_row() for t in group}
         for sides in by_fixture.values():
@@ -125,7 +128,7 @@ def standings_compute(node: Competition) -> list[dict[str, Any]]:
             row["goal_difference"] = row["goals_for"] - row["goals_against"]
         return mini
 
-    def order(group: list, keys: list[str]) -> list:
+    def order(group: list[Any], keys: list[str]) -> list[Any]:
         if len(group) <= 1 or not keys:
             return sorted(group, key=lambda t: names.get(t, ""))
         key, rest = keys[0], keys[1:]
@@ -133,19 +136,19 @@ def standings_compute(node: Competition) -> list[dict[str, Any]]:
             mini = mini_table(group)
             stat = key.removeprefix("head_to_head_")
 
-            def value(t):
+            def value(t: Any) -> int:
                 return mini[t][stat]
         else:
 
-            def value(t):
+            def value(t: Any) -> int:
                 return rows[t][key]
 
-        ordered = []
+        ordered: list[Any] = []
         for _, members in groupby(sorted(group, key=value, reverse=True), key=value):
             ordered.extend(order(list(members), rest))
         return ordered
 
-    table = []
+    table: list[dict[str, Any]] = []
     for position, team in enumerate(order(list(rows), list(tiebreaks)), start=1):
         row = rows[team]
         table.append(
@@ -181,11 +184,11 @@ def medal_table_compute(node: Competition) -> list[dict[str, Any]]:
             if medal in MEDALS and country:
                 counts[country][medal] += 1
 
-    def key(country):
+    def key(country: str) -> tuple[int, ...]:
         return tuple(counts[country][m] for m in MEDALS)
 
     ordered = sorted(counts, key=lambda c: (tuple(-n for n in key(c)), c))
-    table = []
+    table: list[dict[str, Any]] = []
     for index, country in enumerate(ordered):
         rank = index + 1
         if table and key(ordered[index - 1]) == key(country):
@@ -204,7 +207,10 @@ def medal_table_compute(node: Competition) -> list[dict[str, Any]]:
     return table
 
 
-COMPUTE = {TableKind.STANDINGS: standings_compute, TableKind.MEDALS: medal_table_compute}
+COMPUTE: dict[str, Callable[[Competition], list[dict[str, Any]]]] = {
+    TableKind.STANDINGS: standings_compute,
+    TableKind.MEDALS: medal_table_compute,
+}
 
 
 @transaction.atomic
@@ -219,22 +225,21 @@ def stat_table_rebuild(*, node: Competition, kind: str) -> StatTable:
 
 def stat_table(*, node: Competition, kind: str) -> list[dict[str, Any]]:
     """The node's table: the cached one, or a fresh fold stored for the next reader."""
-    cached = (
+    cached: list[dict[str, Any]] | None = (
         StatTable.objects.filter(competition=node, kind=kind).values_list("rows", flat=True).first()
     )
     if cached is not None:
         return cached
-    return stat_table_rebuild(node=node, kind=kind).rows
+    rows: list[dict[str, Any]] = stat_table_rebuild(node=node, kind=kind).rows
+    return rows
 
 
 @transaction.atomic
 def points_adjustment_create(
-    *, competition: Competition, participant: Participant, points: int, reason: str, actor
+    *, competition: Competition, participant: Participant, points: int, reason: str, actor: Actor
 ) -> PointsAdjustment:
     """A deduction (negative) or award of league points decided by a person; the tables
     above the competition are cleared so the next read folds it in."""
-    from sports.services.common import actor_user, audit_person
-
     if not reason:
         raise ValidationError({"reason": "A points adjustment needs a reason."})
     if points == 0:

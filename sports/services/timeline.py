@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ from sports.models import (
 from sports.services.common import Actor, actor_label
 
 
-def _stream(kind: str, subject_id) -> LedgerStream:
+def _stream(kind: str, subject_id: uuid.UUID) -> LedgerStream:
     stream = LedgerStream.objects.filter(subject_kind=kind, subject_id=subject_id).first()
     if stream is not None:
         return stream
@@ -54,10 +55,12 @@ def timeline_append(
     idempotency check to the insert, so positions are gap-free and ordered and a resent
     command with the same ``idempotency_key`` returns the first item instead of writing.
     """
-    if (fixture is None) == (competition is None):
+    if fixture is not None and competition is None:
+        kind, subject_id = SubjectKind.FIXTURE, fixture.pk
+    elif competition is not None and fixture is None:
+        kind, subject_id = SubjectKind.COMPETITION, competition.pk
+    else:
         raise ValidationError("A timeline item belongs to exactly one fixture or competition.")
-    kind = SubjectKind.FIXTURE if fixture is not None else SubjectKind.COMPETITION
-    subject_id = fixture.pk if fixture is not None else competition.pk
     stream = _stream(kind, subject_id)
 
     # The lock that orders writers: taken before the idempotency check so that two copies of
@@ -130,20 +133,19 @@ def timeline_open(
     Nothing else can have written to a subject nobody else can see yet, and the unique
     positions would refuse it anyway. With ``inserts``, the rows join the caller's batch
     instead of being written here."""
-    if (fixture is None) == (competition is None):
-        raise ValidationError("A log belongs to exactly one fixture or competition.")
-    if fixture is not None and fixture.last_seq != len(entries):
-        raise ValidationError(
-            f"{fixture} must be saved with last_seq={len(entries)} to open its log with "
-            f"{len(entries)} item(s)."
-        )
-    stream = (
-        LedgerStream(subject_kind=SubjectKind.FIXTURE, subject_id=fixture.pk)
-        if fixture is not None
-        else LedgerStream(
+    if fixture is not None and competition is None:
+        if fixture.last_seq != len(entries):
+            raise ValidationError(
+                f"{fixture} must be saved with last_seq={len(entries)} to open its log with "
+                f"{len(entries)} item(s)."
+            )
+        stream = LedgerStream(subject_kind=SubjectKind.FIXTURE, subject_id=fixture.pk)
+    elif competition is not None and fixture is None:
+        stream = LedgerStream(
             subject_kind=SubjectKind.COMPETITION, subject_id=competition.pk, last_seq=len(entries)
         )
-    )
+    else:
+        raise ValidationError("A log belongs to exactly one fixture or competition.")
     label = actor_label(actor)
     items = [
         TimelineItem(

@@ -11,6 +11,8 @@ positions are re-read after the locks are held.
 
 from __future__ import annotations
 
+import uuid
+from datetime import date
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -81,8 +83,8 @@ def competition_create(
     fixture_type: str | None = None,
     format_code: str | None = None,
     ordinal: int | None = None,
-    start_date=None,
-    end_date=None,
+    start_date: date | None = None,
+    end_date: date | None = None,
     config: dict[str, Any] | None = None,
 ) -> Competition:
     """Add a node under ``parent`` (or a new root). Below a sport node the sport is taken
@@ -202,7 +204,7 @@ def competition_move(
 def competition_archive(*, node: Competition, actor: Actor, reason: str = "") -> int:
     """Archive ``node`` and everything below it. Returns how many nodes changed."""
     _lock_trees_of(node)
-    changed = (
+    changed: int = (
         node.get_descendants(include_self=True)
         .exclude(status=CompetitionStatus.ARCHIVED)
         .update(status=CompetitionStatus.ARCHIVED)
@@ -295,8 +297,8 @@ def trees_check() -> list[str]:
             Competition.objects.values_list("id", "parent_id", "tree_id", "lft", "rght", "level")
         )
     stored = {r[0]: r for r in rows}
-    children: dict = {}
-    roots = []
+    children: dict[uuid.UUID, list[uuid.UUID]] = {}
+    roots: list[uuid.UUID] = []
     for node_id, parent_id, *_ in rows:
         if parent_id is None:
             roots.append(node_id)
@@ -306,7 +308,8 @@ def trees_check() -> list[str]:
         siblings.sort(key=lambda i: (stored[i][3], str(i)))
     roots.sort(key=lambda i: (stored[i][2], str(i)))
 
-    expected: dict = {}
+    # node -> [tree_id, lft, rght, level]; rght is filled in on leaving the node.
+    expected: dict[uuid.UUID, list[int | None]] = {}
     for root in roots:
         tree_id = stored[root][2]
         counter = 1
@@ -325,7 +328,7 @@ def trees_check() -> list[str]:
                 counter += 1
 
     problems = []
-    root_trees: dict = {}
+    root_trees: dict[int, list[uuid.UUID]] = {}
     for root in roots:
         root_trees.setdefault(stored[root][2], []).append(root)
     for tree_id, tree_roots in root_trees.items():

@@ -1,4 +1,4 @@
-"""Issue 4's console and API around the tables: endpoints, the public gate in the API,
+"""The console and API around league and medal tables: endpoints, the public gate in the API,
 awarded results, points adjustments, config edits and rebuilds from the admin."""
 
 import pytest

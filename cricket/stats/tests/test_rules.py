@@ -1,4 +1,4 @@
-"""Each §5 rule proven by a hand-made match imported through the real importer."""
+"""Each derivation rule proven by a hand-made match imported through the real importer."""
 
 import pytest
 

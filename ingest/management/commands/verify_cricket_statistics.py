@@ -2,23 +2,26 @@
 
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from cricket.services import SOURCE
 from cricket.stats.aggregates import Scope, careers
-from cricket.stats.verify import (
+from ingest.cricsheet.importer import iter_sources, match_id_of
+from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
     Recomputation,
     compare,
     engine_rows,
 )
-from ingest.cricsheet.importer import iter_sources, match_id_of
-from omnium.testing import SHARED_DATA
 from sports.models import EntityType, ExternalIdMap, Fixture
 
-DEV_CORPUS = SHARED_DATA / "cricsheet" / "dev_matches.tar.gz"
+# The development corpus sits in the shared data folder next to the checkout. It is spelled
+# out here rather than taken from the test plugin, which imports pytest: a production install
+# has no pytest, and this command must still start there.
+DEV_CORPUS = settings.BASE_DIR.parent / "shared" / "data" / "cricsheet" / "dev_matches.tar.gz"
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""Ids the Cricsheet import makes for the rows it COPYs."""
+"""Ids the Cricsheet match loader makes for the rows it COPYs."""
 
 import threading
 import uuid
@@ -6,7 +6,7 @@ import uuid
 import pytest
 from django.db import connection
 
-from ingest.cricsheet.importer import _allocate_ids, _event_ids
+from cricket.loading import _allocate_ids, _event_ids
 
 
 def test_event_ids_are_distinct_ordered_version_7_uuids():

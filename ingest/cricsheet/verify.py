@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ingest.cricsheet.importer import match_id_of
+
 # Kinds where the bowler takes the wicket (Laws 32-39), and retirements that are not outs.
 BOWLER_KINDS = frozenset({"bowled", "caught", "caught and bowled", "lbw", "stumped", "hit wicket"})
 NOT_OUT_KINDS = frozenset({"retired hurt", "retired not out"})
@@ -224,8 +226,6 @@ def recompute(
     sources: Iterable[tuple[str, bytes]], **scope: Any
 ) -> tuple[dict[str, dict], dict[str, dict]]:
     """(batting, bowling) careers by registry id from (file name, bytes) pairs."""
-    from ingest.cricsheet.importer import match_id_of
-
     fold = Recomputation(**scope)
     for filename, raw in sources:
         fold.add_file(raw, match_id=match_id_of(filename))

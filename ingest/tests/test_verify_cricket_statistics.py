@@ -7,17 +7,26 @@ import pytest
 
 from cricket.stats.aggregates import Scope, careers
 from cricket.stats.engine import lines_rebuild_all
-from cricket.stats.verify import (
+from cricket.tests.factories import seed_dismissal_kinds
+from ingest.cricsheet.importer import import_bytes, iter_sources
+from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
     compare,
     engine_rows,
     recompute,
 )
-from ingest.cricsheet.importer import import_bytes, iter_sources
 from omnium.testing import REPO_ROOT, SHARED_DATA
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _kinds(db):
+    # The statistics tests' conftest seeded these where this file used to live; a test that
+    # flushes the database may have emptied the table since the migration filled it.
+    seed_dismissal_kinds()
+
 
 SAMPLES = REPO_ROOT / "ingest" / "samples" / "cricket"
 ARCHIVE = SHARED_DATA / "cricsheet" / "dev_matches.tar.gz"

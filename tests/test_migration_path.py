@@ -1,0 +1,98 @@
+"""A database that was migrated before the renovation of the layout, then migrated forward
+with today's code, has exactly the schema of one built from nothing.
+
+The renovation moved apps and models between packages and apps while keeping every table,
+column, constraint, index and trigger: its migrations change state only. The test builds the
+schema of the last commit before it in a scratch database (with that commit's own code),
+applies today's migrations, and compares ``pg_dump --schema-only`` with the test database,
+which pytest-django built from today's migrations.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+import tarfile
+
+import psycopg
+import pytest
+from django.db import connection
+
+from omnium.testing import REPO_ROOT, _database_url_for_test_db
+
+# The last commit of main before the layout renovation.
+BEFORE_RENOVATION = "b4a5ec0c4de0f8bd257b3b7a955578a3ef143e54"
+
+
+def _git(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["git", *args], cwd=REPO_ROOT, capture_output=True, check=False, timeout=120, **kwargs
+    )
+
+
+def _base_commit() -> str | None:
+    found = _git("cat-file", "-e", f"{BEFORE_RENOVATION}^{{commit}}")
+    return BEFORE_RENOVATION if found.returncode == 0 else None
+
+
+def _schema(url: str) -> str:
+    dump = subprocess.run(
+        ["pg_dump", "--schema-only", "--no-owner", "--no-privileges", url],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    # pg_dump's header names the server and dump versions; the restrict key is random.
+    return "\n".join(
+        line
+        for line in dump.splitlines()
+        if not line.startswith("--") and not re.match(r"\\(un)?restrict ", line)
+    )
+
+
+def _migrate(tree, url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "true"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=tree,
+        env=env,
+        check=True,
+        timeout=900,
+    )
+
+
+@pytest.fixture
+def scratch_database():
+    test_url = _database_url_for_test_db()
+    server, _, test_name = test_url.rpartition("/")
+    name = f"{test_name}_from_before"
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    yield f"{server}/{name}"
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.mark.django_db
+def test_migrating_forward_from_before_the_renovation_equals_a_fresh_schema(
+    tmp_path, scratch_database
+):
+    base = _base_commit()
+    if base is None:
+        pytest.skip("this clone lacks the history before the renovation (a shallow clone)")
+    archive = _git("archive", "--format=tar", base)
+    assert archive.returncode == 0, archive.stderr
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(tmp_path, filter="data")
+
+    _migrate(tmp_path, scratch_database)
+    _migrate(REPO_ROOT, scratch_database)
+
+    assert connection.vendor == "postgresql"
+    assert _schema(scratch_database) == _schema(_database_url_for_test_db())
