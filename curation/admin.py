@@ -8,12 +8,15 @@ registered description and template), so the console names no other app's model.
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from accounts.models import User
 from curation.models import MergeCandidate, MergeLevel
 from curation.selectors import queue_page
 from curation.services import DECIDE_PERMISSION, candidate_sides, merge_candidate_resolve
@@ -115,13 +118,15 @@ class MergeCandidateAdmin(ReadOnlyAdmin):
         sides = candidate_sides(candidates[0]) if accept and len(candidates) == 1 else ()
         form = confirmed_form(request, DecideForm, sides=sides)
         if form.is_bound and form.is_valid():
+            # The admin site lets in signed-in staff only, so someone is at the keyboard.
+            person = cast(User, request_actor(request))
             decided = 0
             for candidate in queryset:
                 try:
                     merge_candidate_resolve(
                         candidate=candidate,
                         accept=accept,
-                        actor=request_actor(request),
+                        actor=person,
                         note=form.cleaned_data["note"],
                         survivor_id=form.cleaned_data.get("survivor") or None,
                         confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],

@@ -28,7 +28,7 @@ class Proposal:
     rule: str
 
     @property
-    def pair(self) -> tuple:
+    def pair(self) -> tuple[str, str, str]:
         # Canonical UUID text sorts as the 128-bit value does, so this order is the one the
         # table's ordered-pair check holds.
         a, b = sorted((str(self.left_id), str(self.right_id)))
@@ -59,10 +59,10 @@ class LevelResolver:
 
     level: str
     model: type[models.Model]
-    gone: Callable[[set], set]
+    gone: Callable[[set[Any]], set[Any]]
     default_survivor: Callable[[Any, Any], Any]
     apply: Apply
-    describe: Callable[[set], Mapping[Any, Any]]
+    describe: Callable[[set[Any]], Mapping[Any, Any]]
     side_template: str
 
 

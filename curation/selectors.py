@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import F
 
 from curation.models import MergeCandidate
 from curation.registry import level_resolver
 
 
-def queue_page(level: str, *, limit: int, offset: int = 0) -> tuple[list[dict], int]:
+def queue_page(level: str, *, limit: int, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """Open candidates of one level, highest score first, each with both sides ready to
     show side by side (the level owner's description of each side and the template that
     shows it). A constant number of queries whatever the page size."""

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import User
 from accounts.services import audit_record
 from curation.models import MergeCandidate
 from curation.registry import level_resolver, registered_levels, registered_proposers
@@ -26,7 +27,13 @@ DECIDE_PERMISSION = "curation.change_mergecandidate"
 
 @transaction.atomic
 def merge_candidate_propose(
-    *, level: str, left_id, right_id, score: float | None, why: str, actor=None
+    *,
+    level: str,
+    left_id: uuid.UUID | str,
+    right_id: uuid.UUID | str,
+    score: float | None,
+    why: str,
+    actor: User | None = None,
 ) -> MergeCandidate:
     """Queue a pair for a person, or return the row already held for it.
 
@@ -68,7 +75,7 @@ def merge_candidate_propose(
 
 @transaction.atomic
 def merge_candidate_decide(
-    *, candidate: MergeCandidate, accept: bool, actor, note: str
+    *, candidate: MergeCandidate, accept: bool, actor: User, note: str
 ) -> MergeCandidate:
     """Record a person's decision on an open candidate.
 
@@ -106,7 +113,7 @@ def merge_candidate_decide(
 
 
 @transaction.atomic
-def merge_candidates_supersede(*, actor=None) -> int:
+def merge_candidates_supersede(*, actor: User | None = None) -> int:
     """Close every open pair one side of which was merged or aliased away since it was
     queued. A rule closes it, so it names no one; a person's decision is never touched.
     Returns how many pairs were closed. Holds row locks on the open pairs it reads."""
@@ -146,7 +153,7 @@ class SuggestReport:
 
 @transaction.atomic
 def candidates_suggest(
-    *, actor=None, progress: Callable[[int], None] | None = None
+    *, actor: User | None = None, progress: Callable[[int], None] | None = None
 ) -> SuggestReport:
     """Run every registered proposer (every level) and queue what they propose.
 
@@ -164,7 +171,7 @@ def candidates_suggest(
             "level", "left_id", "right_id", "status", "score", "why"
         )
     }
-    new: dict[tuple, MergeCandidate] = {}
+    new: dict[tuple[str, str, str], MergeCandidate] = {}
     n = 0
     for _, proposer in registered_proposers():
         for proposal in proposer():
@@ -220,9 +227,9 @@ def merge_candidate_resolve(
     *,
     candidate: MergeCandidate,
     accept: bool,
-    actor,
+    actor: User,
     note: str,
-    survivor_id=None,
+    survivor_id: uuid.UUID | str | None = None,
     confirm_two_barcodes: bool = False,
 ) -> MergeCandidate:
     """A person's decision on a queued pair, applied: accepting hands the pair to its
