@@ -47,9 +47,10 @@ def main() -> None:
     setup_django("omnium_bench_suggest")
     from django.db import connection
 
-    from catalogue.models import MergeCandidate, Product
-    from catalogue.services import candidates_suggest
+    from catalogue.models import Product
     from catalogue.suggest import _rows
+    from curation.models import MergeCandidate
+    from curation.services import candidates_suggest
     from omnium.testing import SHARED_DATA
 
     if not (SHARED_DATA / "catalogue").is_dir():

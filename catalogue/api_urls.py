@@ -4,7 +4,6 @@ from rest_framework.routers import SimpleRouter
 
 from catalogue.apis import (
     BrandViewSet,
-    CandidateViewSet,
     LocationViewSet,
     MergeViewSet,
     OverrideViewSet,
@@ -16,7 +15,6 @@ router.register("products", ProductViewSet, basename="catalogue-product")
 router.register("brands", BrandViewSet, basename="catalogue-brand")
 router.register("airports", LocationViewSet, basename="catalogue-location")
 
-router.register("curation/candidates", CandidateViewSet, basename="curation-candidate")
 router.register("curation/merges", MergeViewSet, basename="curation-merge")
 router.register("curation/overrides", OverrideViewSet, basename="curation-override")
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import F
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -16,8 +15,6 @@ from catalogue.freshness import product_freshness
 from catalogue.models import (
     Brand,
     Location,
-    MergeCandidate,
-    MergeLevel,
     Override,
     Product,
     ProductMerge,
@@ -31,8 +28,6 @@ from catalogue.selectors import (
 )
 from catalogue.serializers import (
     BrandDetailSerializer,
-    CandidateDecisionSerializer,
-    CandidateSerializer,
     LocationListingSerializer,
     LocationSerializer,
     MergeRecordSerializer,
@@ -44,9 +39,7 @@ from catalogue.serializers import (
     ProductListSerializer,
 )
 from catalogue.services import (
-    DECIDE_PERMISSION,
     EDIT_PERMISSION,
-    merge_candidate_resolve,
     override_set,
     product_merge,
     product_unmerge,
@@ -106,16 +99,7 @@ class LocationViewSet(viewsets.ReadOnlyModelViewSet):
         return response
 
 
-# --- Curation API: reviewers decide queued pairs, editors merge and override -----------
-
-
-class CanDecide(BasePermission):
-    """Reviewers, editors and administrators (the role groups' candidate permission)."""
-
-    def has_permission(self, request, view) -> bool:
-        return bool(request.user and request.user.is_authenticated) and request.user.has_perm(
-            DECIDE_PERMISSION
-        )
+# --- Curation API: editors merge and override (queued pairs: ``curation.apis``) -------
 
 
 class CanCurate(BasePermission):
@@ -130,52 +114,6 @@ class CanCurate(BasePermission):
 def _actor(request):
     """The person at the keyboard (not the account they act as, while acting)."""
     return request_actors(request)["actor"]
-
-
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[
-            OpenApiParameter("level", str, enum=MergeLevel.values),
-            OpenApiParameter("status", str, enum=MergeCandidate.Status.values),
-        ]
-    )
-)
-class CandidateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """The merge-candidate queue, highest score first (open pairs unless ``status`` says)."""
-
-    serializer_class = CandidateSerializer
-    permission_classes = (CanDecide,)
-    filter_backends = ()
-
-    def get_queryset(self):
-        queryset = MergeCandidate.objects.select_related("decided_by").order_by(
-            F("score").desc(nulls_last=True), "detected_at", "pk"
-        )
-        if self.action != "list":
-            return queryset  # One pair by id, whatever its status.
-        params = getattr(self.request, "query_params", {})
-        status = params.get("status", MergeCandidate.Status.OPEN)
-        queryset = queryset.filter(status=status)
-        if params.get("level"):
-            queryset = queryset.filter(level=params["level"])
-        return queryset
-
-    @extend_schema(request=CandidateDecisionSerializer, responses=CandidateSerializer)
-    @action(detail=True, methods=["post"])
-    def decide(self, request, pk=None):
-        """Accept (the merge or alias is applied in the same step) or reject, with a note."""
-        data = CandidateDecisionSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        candidate = merge_candidate_resolve(
-            candidate=self.get_object(),
-            accept=data.validated_data["accept"],
-            actor=_actor(request),
-            note=data.validated_data["note"],
-            survivor_id=data.validated_data.get("survivor"),
-            confirm_two_barcodes=data.validated_data["confirm_two_barcodes"],
-        )
-        candidate = MergeCandidate.objects.select_related("decided_by").get(pk=candidate.pk)
-        return Response(CandidateSerializer(candidate).data)
 
 
 class MergeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -5,3 +5,10 @@ class CatalogueConfig(AppConfig):
     name = "catalogue"
     verbose_name = "Catalogue"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # App registry: the queue's levels need the catalogue's models, which are loaded only
+        # once every app is.
+        from catalogue.candidates import register
+
+        register()

@@ -1,7 +1,7 @@
 """The suggestion rules: brand, line and product pairs that look like one, for a person.
 
 Pure reads. Each rule returns ``Proposal`` rows (an unordered pair, a score in 0..1 and one
-line a person reads); ``catalogue.services.candidates_suggest`` queues them. No rule ever
+line a person reads); ``curation.services.candidates_suggest`` queues them. No rule ever
 merges or aliases anything: that is a person's decision in the console.
 
 The rules (seed 003, "Merges are recorded, never deletes"):
@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from catalogue.identity.keys import UNKNOWN, vetoed
-from catalogue.models import Brand, MergeLevel, Product, ProductLine
+from catalogue.models import Brand, Product, ProductLine
+from curation.models import MergeLevel
+from curation.registry import Proposal
 
 # Rebrands a person has confirmed happened in the world; the pair still waits for a person
 # to alias it in the catalogue.
@@ -40,21 +42,6 @@ FILLER_WORDS = frozenset(
 MAX_EXTRA_WORDS = 3
 # A group larger than this pairs each member with its oldest row only (no all-pairs blowup).
 ALL_PAIRS_LIMIT = 6
-
-
-@dataclass(frozen=True)
-class Proposal:
-    level: str
-    left_id: object
-    right_id: object
-    score: float
-    why: str
-    rule: str
-
-    @property
-    def pair(self) -> tuple:
-        a, b = sorted((str(self.left_id), str(self.right_id)))
-        return (self.level, a, b)
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "axes",
     "omnium",
     "accounts",
+    "curation",
     "sports",
     "cricket",
     "catalogue",

@@ -16,6 +16,8 @@ APPS = ("accounts", "sports", "catalogue", "discussions", "ingest")
 api_v1: list[URLPattern | URLResolver] = [
     path("", ApiRootView.as_view(), name="api-root"),
     *[path("", include(f"{app}.api_urls")) for app in APPS],
+    # The merge-candidate queue has an API and no public pages.
+    path("", include("curation.api_urls")),
     path("", include("cricket.api_urls")),
     path("", include("cricket.stats.api_urls")),
 ]

@@ -5,3 +5,10 @@ class SportsConfig(AppConfig):
     name = "sports"
     verbose_name = "Sports"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # App registry: the participant level of the merge-candidate queue needs the spine's
+        # models, which are loaded only once every app is.
+        from sports.services.participant_candidates import register
+
+        register()

@@ -66,6 +66,9 @@ def test_the_import_contract_holds_for_the_tree():
         ("cricket", "ingest"),
         ("cricket", "catalogue"),
         ("discussions", "ingest"),
+        ("curation", "catalogue"),
+        ("curation", "sports"),
+        ("accounts", "curation"),
     ],
 )
 def test_the_contract_refuses_a_wrong_way_import(tmp_path, importer, imported):

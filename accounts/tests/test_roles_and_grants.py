@@ -170,7 +170,8 @@ def test_a_reviewers_group_reads_cricket_but_does_not_upload(admin_user, viewer)
     [(Role.REVIEWER, True, False), (Role.EDITOR, True, True), (Role.SUBMITTER, False, False)],
 )
 def test_reviewers_decide_candidates_and_editors_curate(admin_user, viewer, role, decides, curates):
-    from catalogue.services import DECIDE_PERMISSION, EDIT_PERMISSION
+    from catalogue.services import EDIT_PERMISSION
+    from curation.services import DECIDE_PERMISSION
 
     account_role_change(user=viewer, role=role, actor=admin_user)
     viewer = type(viewer).objects.get(pk=viewer.pk)

@@ -10,13 +10,15 @@ from django.urls import reverse
 from accounts.services import account_groups_sync
 from catalogue import services
 from catalogue.identity.keys import Listed
-from catalogue.models import Brand, Listing, MergeCandidate, Override, Product, VariationAlias
+from catalogue.models import Brand, Listing, Override, Product, VariationAlias
 from catalogue.tests.factories import LocationFactory, PriceObservationFactory
+from curation import services as curation_services
+from curation.models import MergeCandidate
 
 pytestmark = pytest.mark.django_db
 
-QUEUE = reverse("admin:catalogue_candidate_queue")
-CANDIDATES = reverse("admin:catalogue_mergecandidate_changelist")
+QUEUE = reverse("admin:curation_candidate_queue")
+CANDIDATES = reverse("admin:curation_mergecandidate_changelist")
 PRODUCTS = reverse("admin:catalogue_product_changelist")
 BRANDS = reverse("admin:catalogue_brand_changelist")
 LINES = reverse("admin:catalogue_productline_changelist")
@@ -61,7 +63,7 @@ def queued():
     long = sight("Christian Dior Sauvage Men's EDP 3.4 oz Fragrance Spray", "Dior", "2")
     for result in (short, long):
         PriceObservationFactory(listing=result.listing)
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     return short.product, long.product
 
 
@@ -89,7 +91,7 @@ def test_the_queue_costs_the_same_for_more_pairs(
     editor_console, queued, django_assert_max_num_queries
 ):
     for n in range(6):
-        services.merge_candidate_propose(
+        curation_services.merge_candidate_propose(
             level="product", left_id=queued[0].pk, right_id=sight(f"Dior X{n} 50 ml", "Dior",
             f"x{n}").product.pk, score=0.1, why="test pair"
         )  # fmt: skip

@@ -5,15 +5,17 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.services import account_groups_sync
-from catalogue.models import MergeCandidate, Product, ProductMerge
-from catalogue.services import merge_candidate_propose, product_merge
+from catalogue.models import Product, ProductMerge
+from catalogue.services import product_merge
 from catalogue.tests.factories import ListingFactory, ProductFactory
+from curation.models import MergeCandidate
+from curation.services import merge_candidate_propose
 
 pytestmark = pytest.mark.django_db
 
 PRODUCTS = reverse("admin:catalogue_product_changelist")
 MERGES = reverse("admin:catalogue_productmerge_changelist")
-CANDIDATES = reverse("admin:catalogue_mergecandidate_changelist")
+CANDIDATES = reverse("admin:curation_mergecandidate_changelist")
 
 
 def signed_in(user) -> Client:
@@ -163,5 +165,5 @@ def test_candidate_page_renders(reviewer_console, pair):
     candidate = merge_candidate_propose(
         level="product", left_id=pair[0].pk, right_id=pair[1].pk, score=0.7, why="two sizes"
     )
-    url = reverse("admin:catalogue_mergecandidate_change", args=[candidate.pk])
+    url = reverse("admin:curation_mergecandidate_change", args=[candidate.pk])
     assert reviewer_console.get(url).status_code == 200

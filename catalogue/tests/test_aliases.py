@@ -8,8 +8,10 @@ from django.core.exceptions import ValidationError
 from accounts.models import AuditEntry
 from catalogue import services
 from catalogue.identity.keys import Listed
-from catalogue.models import Brand, MergeCandidate, Product, ProductLine, ProductMerge
+from catalogue.models import Brand, Product, ProductLine, ProductMerge
 from catalogue.tests.factories import LocationFactory
+from curation import services as curation_services
+from curation.models import MergeCandidate
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +117,7 @@ def test_a_brand_alias_survives_rederive_and_recollection(two_spellings, editor)
 
 def test_a_brand_alias_closes_the_brand_pair_as_superseded(two_spellings, editor):
     dior, christian, _ = two_spellings
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     pair = MergeCandidate.objects.get(level="brand")
     services.brand_alias_apply(
         alias=christian.brand, canonical=dior.brand, actor=editor, note="one house"

@@ -4,9 +4,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import account_groups_sync
-from catalogue.models import MergeCandidate, Override, Product, ProductMerge
-from catalogue.services import merge_candidate_propose, product_merge
+from catalogue.models import Override, Product, ProductMerge
+from catalogue.services import product_merge
 from catalogue.tests.factories import ProductFactory
+from curation.models import MergeCandidate
+from curation.services import merge_candidate_propose
 
 pytestmark = pytest.mark.django_db
 

@@ -9,10 +9,12 @@ from django.utils import timezone
 
 from accounts.models import AuditEntry
 from catalogue import services
-from catalogue.models import Award, Listing, MergeCandidate, Override, Product, ProductMerge
+from catalogue.models import Award, Listing, Override, Product, ProductMerge
 from catalogue.selectors import product_resolve
-from catalogue.services import _row, merge_candidate_propose, product_merge, product_unmerge
+from catalogue.services import _row, product_merge, product_unmerge
 from catalogue.tests.factories import ListingFactory, ProductFactory
+from curation.models import MergeCandidate
+from curation.services import merge_candidate_propose
 
 pytestmark = pytest.mark.django_db
 

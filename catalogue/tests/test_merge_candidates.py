@@ -8,9 +8,9 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
 from accounts.models import AuditEntry
-from catalogue.models import MergeCandidate
-from catalogue.services import merge_candidate_decide, merge_candidate_propose
 from catalogue.tests.factories import ProductFactory
+from curation.models import MergeCandidate
+from curation.services import merge_candidate_decide, merge_candidate_propose
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,10 @@ from django.utils import timezone
 
 from catalogue import services
 from catalogue.identity.keys import Listed
-from catalogue.models import Brand, MergeCandidate, Product, ProductLine
+from catalogue.models import Brand, Product, ProductLine
 from catalogue.tests.factories import LocationFactory, ProductFactory
+from curation import services as curation_services
+from curation.models import MergeCandidate
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +37,7 @@ def test_one_key_with_two_barcodes_is_queued_with_both_barcodes_in_the_reason():
     a = see("Koskenkorva Viina 0.5 l", "Altia", "1", gtin="6412709021615", vertical="drinks")
     b = see("Koskenkorva Viina 0.5 l", "Altia", "2", gtin="6412700021119", vertical="drinks")
     assert a.pk != b.pk
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     candidate = candidate_for(a, b)
     assert candidate.status == "open"
     assert "two barcodes" in candidate.why and a.gtin in candidate.why
@@ -44,14 +46,14 @@ def test_one_key_with_two_barcodes_is_queued_with_both_barcodes_in_the_reason():
 def test_the_same_line_and_size_without_a_variation_is_queued():
     named = see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
     bare = see("Dior Sauvage Men 100 ml", "Dior", "2")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     assert "names no variation" in candidate_for(named, bare).why
 
 
 def test_a_row_with_a_placeholder_brand_is_paired_with_the_housed_row():
     housed = see("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1")
     orphan = see("Sauvage Eau De Parfum 3.4 oz / 100 ml EDP Spray For Men", "As Picture Show", "2")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     candidate = candidate_for(housed, orphan)
     assert candidate.score == 0.7
     assert "names no house" in candidate.why and "As Picture Show" in candidate.why
@@ -60,7 +62,7 @@ def test_a_row_with_a_placeholder_brand_is_paired_with_the_housed_row():
 def test_one_lines_words_within_another_under_one_house_queue_the_lines_and_products():
     short = see("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1")
     long = see("Christian Dior Sauvage Men's EDP 3.4 oz Fragrance Spray", "Dior", "2")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     assert "'sauvage men' is within 'christian sauvage men'" in candidate_for(short, long).why
     line = candidate_for(short.line, long.line, level="line")
     assert line.why == "'sauvage men' is within 'christian sauvage men' under Dior"
@@ -69,14 +71,14 @@ def test_one_lines_words_within_another_under_one_house_queue_the_lines_and_prod
 def test_a_line_of_filler_words_only_is_never_paired():
     see("Dior Men 100 ml EDT", "Dior", "1")
     see("Dior Sauvage Men 100 ml EDT", "Dior", "2")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     assert not MergeCandidate.objects.filter(level="line").exists()
 
 
 def test_a_known_rebrand_is_queued_at_brand_level():
     see("Paco Rabanne 1 Million EDT 100 ml", "Paco Rabanne", "1")
     see("Rabanne 1 Million Parfum 100 ml", "Rabanne", "2")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     paco, rabanne = Brand.objects.get(slug="paco-rabanne"), Brand.objects.get(slug="rabanne")
     candidate = candidate_for(paco, rabanne, level="brand")
     assert candidate.score == 0.95 and "known rebrand" in candidate.why
@@ -86,7 +88,7 @@ def test_one_house_within_another_needs_a_line_in_common():
     see("Dior Sauvage EDT 100 ml", "Dior", "1")
     see("Christian Dior Sauvage EDT 100 ml", "Christian Dior", "2")
     see("Christian Dior Fahrenheit EDT 100 ml", "Christian Dior", "3")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     dior, christian = Brand.objects.get(slug="dior"), Brand.objects.get(slug="christian-dior")
     assert "1 line(s) in common (sauvage)" in candidate_for(dior, christian, level="brand").why
 
@@ -94,19 +96,19 @@ def test_one_house_within_another_needs_a_line_in_common():
 def test_houses_without_a_line_in_common_are_not_paired():
     see("Dior Sauvage EDT 100 ml", "Dior", "1")
     see("Christian Dior Fahrenheit EDT 100 ml", "Christian Dior", "2")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     assert not MergeCandidate.objects.filter(level="brand").exists()
 
 
 def test_a_rejected_pair_stays_rejected_after_rederive_and_suggest(reviewer):
     named = see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
     bare = see("Dior Sauvage Men 100 ml", "Dior", "2")
-    services.candidates_suggest()
-    services.merge_candidate_decide(
+    curation_services.candidates_suggest()
+    curation_services.merge_candidate_decide(
         candidate=candidate_for(named, bare), accept=False, actor=reviewer, note="a gift set"
     )
     services.products_rederive()
-    report = services.candidates_suggest()
+    report = curation_services.candidates_suggest()
     candidate = candidate_for(named, bare)
     assert (candidate.status, candidate.decision_note) == ("rejected", "a gift set")
     assert report.already_decided == 1 and report.proposed == 0
@@ -116,20 +118,20 @@ def test_a_rejected_pair_stays_rejected_after_rederive_and_suggest(reviewer):
 def test_suggest_twice_queues_nothing_new():
     see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
     see("Dior Sauvage Men 100 ml", "Dior", "2")
-    assert services.candidates_suggest().proposed == 1
-    again = services.candidates_suggest()
+    assert curation_services.candidates_suggest().proposed == 1
+    again = curation_services.candidates_suggest()
     assert (again.proposed, again.refreshed) == (0, 0)
 
 
 def test_a_pair_whose_side_was_merged_away_is_closed_as_superseded(editor):
     a = see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
     b = see("Dior Sauvage Men 100 ml", "Dior", "2")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     c = ProductFactory()
     open_with_b = candidate_for(a, b)
     # Merged without the service: the sweep, not product_merge, must find it.
     Product.objects.filter(pk=b.pk).update(merged_into=c)
-    report = services.candidates_suggest()
+    report = curation_services.candidates_suggest()
     open_with_b.refresh_from_db()
     assert open_with_b.status == "superseded" and open_with_b.decided_by is None
     assert report.superseded >= 1
@@ -138,11 +140,11 @@ def test_a_pair_whose_side_was_merged_away_is_closed_as_superseded(editor):
 def test_a_line_pair_whose_side_was_aliased_away_is_closed(editor):
     short = see("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1")
     long = see("Christian Dior Sauvage Men's EDP 3.4 oz Fragrance Spray", "Dior", "2")
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     ProductLine.objects.filter(pk=long.line_id).update(
         canonical=short.line, decided_by=editor, decided_at=timezone.now()
     )
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     assert candidate_for(short.line, long.line, level="line").status == "superseded"
 
 

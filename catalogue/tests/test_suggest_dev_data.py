@@ -10,7 +10,9 @@ import pytest
 from django.db.models import Q
 
 from catalogue import services
-from catalogue.models import Listing, MergeCandidate, Product
+from catalogue.models import Listing, Product
+from curation import services as curation_services
+from curation.models import MergeCandidate
 from ingest.collectors.services import source_collect, source_register_builtin
 from omnium.testing import SHARED_DATA
 
@@ -40,7 +42,7 @@ def collected(tmp_path):
             if any(word in row["title"].lower() for word in SAMPLE):
                 writer.writerow(row)
     source_collect(source=source_register_builtin(slug="ebay-perfume"), path=sample)
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
 
 
 def product_of(title: str) -> Product:
@@ -84,11 +86,11 @@ def test_each_sauvage_edp_100_wording_is_one_product_or_its_top_candidate_is(col
 def test_a_rejection_on_dev_data_never_resurfaces(collected, reviewer):
     product = product_of(SAUVAGE_EDP_100[0])
     candidate = top_candidate(product)
-    services.merge_candidate_decide(
+    curation_services.merge_candidate_decide(
         candidate=candidate, accept=False, actor=reviewer, note="checked the boxes: not one"
     )
     services.products_rederive()
-    services.candidates_suggest()
+    curation_services.candidates_suggest()
     candidate.refresh_from_db()
     assert candidate.status == "rejected"
     assert top_candidate(product) is None or top_candidate(product).pk != candidate.pk

@@ -6,9 +6,9 @@ import pytest
 from django.core.management import call_command
 
 from catalogue.collection_records import Source
-from catalogue.models import MergeCandidate
-from catalogue.tasks import suggest_candidates
 from catalogue.tests.factories import LocationFactory
+from curation.models import MergeCandidate
+from curation.tasks import suggest_candidates
 from ingest import tasks
 
 

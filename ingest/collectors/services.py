@@ -21,7 +21,7 @@ from catalogue.collection_records import (
     Source,
 )
 from catalogue.models import Location, ObservationSourceKind
-from catalogue.tasks import suggest_candidates
+from curation.tasks import suggest_candidates
 from ingest.collectors.adapters import adapter_for, resolve_path
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError, FeedRow, Rejection

@@ -1,15 +1,21 @@
 """Look-alike participants queued for a person and merged through the spine's service."""
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
 from accounts.services import account_groups_sync
-from catalogue.models import MergeCandidate
-from catalogue.services import merge_candidate_resolve
+from curation.models import MergeCandidate
+from curation.services import candidates_suggest, merge_candidate_resolve
 from sports.models import EntityType, ParticipantSport
 from sports.services.participant_candidates import participant_candidates_suggest
-from sports.services.participants import OutsideRow, external_id_link, participants_resolve
+from sports.services.participants import (
+    OutsideRow,
+    external_id_link,
+    participant_merge,
+    participants_resolve,
+)
 from sports.tests.factories import ParticipantFactory, SportFactory
 
 pytestmark = pytest.mark.django_db
@@ -92,11 +98,11 @@ def test_the_console_queue_shows_participants_and_a_reviewer_accepts(namesakes, 
     account_groups_sync(user=reviewer)
     client = Client()
     client.force_login(reviewer)
-    page = client.get(reverse("admin:catalogue_candidate_queue"), {"level": "participant"})
+    page = client.get(reverse("admin:curation_candidate_queue"), {"level": "participant"})
     assert page.status_code == 200 and b"feed:p-2" in page.content
     candidate = MergeCandidate.objects.get(level="participant")
     client.post(
-        reverse("admin:catalogue_mergecandidate_changelist"),
+        reverse("admin:curation_mergecandidate_changelist"),
         {
             "action": "accept_candidates",
             "_selected_action": [candidate.pk],
@@ -106,3 +112,23 @@ def test_the_console_queue_shows_participants_and_a_reviewer_accepts(namesakes, 
     )
     namesakes[1].refresh_from_db()
     assert namesakes[1].merged_into_id == namesakes[0].pk
+
+
+def test_the_one_suggest_run_queues_participant_pairs_too(namesakes):
+    report = candidates_suggest()
+    assert report.proposed == 1 and report.by_rule == {"participant": 1}
+    candidate = MergeCandidate.objects.get(level="participant")
+    assert {candidate.left_id, candidate.right_id} == {namesakes[0].pk, namesakes[1].pk}
+
+
+def test_the_suggest_command_queues_participant_pairs(namesakes, capsys):
+    call_command("suggest", verbosity=0)
+    assert "suggest: 1 new candidate(s)" in capsys.readouterr().out
+    assert MergeCandidate.objects.filter(level="participant", status="open").count() == 1
+
+
+def test_a_participant_merged_away_closes_its_pair_on_the_next_run(namesakes):
+    candidates_suggest()
+    participant_merge(loser=namesakes[1], survivor=namesakes[0], actor="t", note="same")
+    assert candidates_suggest().superseded == 1
+    assert MergeCandidate.objects.get(level="participant").status == "superseded"

@@ -1,6 +1,14 @@
-"""Console pages of the merge-candidate queue: a person accepts or rejects each pair."""
+"""The merge-candidate console: the queue as a list and side by side, and the decision.
+
+Reviewers, editors and administrators accept or reject pairs with a note on a
+confirmation page; accepting applies the merge or alias in the same step
+(``merge_candidate_resolve``). Each side is shown by the app that owns its level (its
+registered description and template), so the console names no other app's model.
+"""
 
 from __future__ import annotations
+
+from typing import cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -8,16 +16,15 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from catalogue.admin.common import NoteForm
-from catalogue.models import MergeCandidate, MergeLevel
-from catalogue.selectors import queue_page
-from catalogue.services import DECIDE_PERMISSION, candidate_sides, merge_candidate_resolve
-from omnium.console import ReadOnlyAdmin
+from accounts.models import User
+from curation.models import MergeCandidate, MergeLevel
+from curation.selectors import queue_page
+from curation.services import DECIDE_PERMISSION, candidate_sides, merge_candidate_resolve
+from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, error_text, request_actor
 
-# The queue's pages below call the kit by the names they were written with.
-from omnium.console import confirm_page as _confirm_page
-from omnium.console import error_text as _error_text
-from omnium.console import request_actor as actor
+
+class NoteForm(forms.Form):
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Why")
 
 
 class DecideForm(NoteForm):
@@ -49,16 +56,19 @@ class MergeCandidateAdmin(ReadOnlyAdmin):
     actions = ["accept_candidates", "reject_candidates"]
     queue_page_size = 25
 
+    def has_decide_permission(self, request) -> bool:
+        return request.user.has_perm(DECIDE_PERMISSION)
+
     def get_urls(self):
         queue = path(
-            "queue/", self.admin_site.admin_view(self.queue_view), name="catalogue_candidate_queue"
+            "queue/", self.admin_site.admin_view(self.queue_view), name="curation_candidate_queue"
         )
         return [queue, *super().get_urls()]
 
     def changelist_view(self, request, extra_context=None):
         extra_context = {
             **(extra_context or {}),
-            "queue_url": reverse("admin:catalogue_candidate_queue"),
+            "queue_url": reverse("admin:curation_candidate_queue"),
         }
         return super().changelist_view(request, extra_context)
 
@@ -69,9 +79,6 @@ class MergeCandidateAdmin(ReadOnlyAdmin):
     @admin.display(description="right")
     def right_side(self, obj) -> str:
         return str(obj.right_id)[:8]
-
-    def has_decide_permission(self, request) -> bool:
-        return request.user.has_perm(DECIDE_PERMISSION)
 
     def queue_view(self, request):
         """Both sides of each open pair, highest score first, for one level at a time."""
@@ -88,7 +95,7 @@ class MergeCandidateAdmin(ReadOnlyAdmin):
         rows, total = queue_page(level, limit=size, offset=(page - 1) * size)
         return TemplateResponse(
             request,
-            "catalogue/admin/candidate_queue.html",
+            "curation/admin/candidate_queue.html",
             {
                 **self.admin_site.each_context(request),
                 "title": f"Merge candidates: {MergeLevel(level).label.lower()}s",
@@ -101,34 +108,35 @@ class MergeCandidateAdmin(ReadOnlyAdmin):
                 "previous_page": page - 1 if page > 1 else None,
                 "next_page": page + 1 if page * size < total else None,
                 "can_decide": self.has_decide_permission(request),
-                "changelist_url": reverse("admin:catalogue_mergecandidate_changelist"),
+                "changelist_url": reverse("admin:curation_mergecandidate_changelist"),
             },
         )
 
     def _decide(self, request, queryset, *, accept: bool):
         verb = "Accept" if accept else "Reject"
-        bound = "confirm" in request.POST
         candidates = list(queryset[:2])
         sides = candidate_sides(candidates[0]) if accept and len(candidates) == 1 else ()
-        form = DecideForm(request.POST if bound else None, sides=sides)
-        if bound and form.is_valid():
+        form = confirmed_form(request, DecideForm, sides=sides)
+        if form.is_bound and form.is_valid():
+            # The admin site lets in signed-in staff only, so someone is at the keyboard.
+            person = cast(User, request_actor(request))
             decided = 0
             for candidate in queryset:
                 try:
                     merge_candidate_resolve(
                         candidate=candidate,
                         accept=accept,
-                        actor=actor(request),
+                        actor=person,
                         note=form.cleaned_data["note"],
                         survivor_id=form.cleaned_data.get("survivor") or None,
                         confirm_two_barcodes=form.cleaned_data["confirm_two_barcodes"],
                     )
                     decided += 1
                 except ValidationError as error:
-                    self.message_user(request, f"{candidate}: {_error_text(error)}", messages.ERROR)
+                    self.message_user(request, f"{candidate}: {error_text(error)}", messages.ERROR)
             self.message_user(request, f"{verb}ed {decided} candidate(s).", messages.SUCCESS)
             return None
-        return _confirm_page(
+        return confirm_page(
             self,
             request,
             queryset,

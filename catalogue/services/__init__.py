@@ -1,0 +1,102 @@
+"""Every catalogue write with an invariant: one function per operation.
+
+Collectors, the admin, the API and management commands call these and nothing else. A
+human decision (a listing pin, an alias, an override) is read first and never overwritten.
+The package has one module per kind of write; every name callers use is re-exported here.
+"""
+
+from __future__ import annotations
+
+from catalogue.collection_records import IdentityMode
+from catalogue.services.aliases import (
+    AliasReport,
+    brand_alias_apply,
+    line_alias_apply,
+    products_fold,
+    variation_alias_set,
+)
+from catalogue.services.book import (
+    IdentityBook,
+    identity_book,
+    standard_for,
+)
+from catalogue.services.common import (
+    CENT,
+    EDIT_PERMISSION,
+)
+from catalogue.services.listings import (
+    listing_ignore,
+    listing_pin,
+    listing_unignore,
+    listing_unpin,
+    product_follow_merges,
+)
+from catalogue.services.merges import (
+    _row,
+    product_merge,
+    product_unmerge,
+)
+from catalogue.services.overrides import (
+    override_remove,
+    override_set,
+)
+from catalogue.services.places import (
+    location_ensure,
+    location_set_visible,
+    retailer_ensure,
+)
+from catalogue.services.prices import (
+    FxBook,
+    ObservedPrice,
+    fx_rate_record,
+    fx_rate_set,
+    price_observation_record,
+)
+from catalogue.services.rederive import (
+    RederiveReport,
+    products_rederive,
+)
+from catalogue.services.sightings import (
+    RawFragment,
+    Sighting,
+    SightingResult,
+    listing_record_sighting,
+)
+
+__all__ = [
+    "CENT",
+    "EDIT_PERMISSION",
+    "AliasReport",
+    "FxBook",
+    "IdentityBook",
+    "IdentityMode",
+    "ObservedPrice",
+    "RawFragment",
+    "RederiveReport",
+    "Sighting",
+    "SightingResult",
+    "_row",
+    "brand_alias_apply",
+    "fx_rate_record",
+    "fx_rate_set",
+    "identity_book",
+    "line_alias_apply",
+    "listing_ignore",
+    "listing_pin",
+    "listing_record_sighting",
+    "listing_unignore",
+    "listing_unpin",
+    "location_ensure",
+    "location_set_visible",
+    "override_remove",
+    "override_set",
+    "price_observation_record",
+    "product_follow_merges",
+    "product_merge",
+    "product_unmerge",
+    "products_fold",
+    "products_rederive",
+    "retailer_ensure",
+    "standard_for",
+    "variation_alias_set",
+]
