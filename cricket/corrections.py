@@ -692,9 +692,7 @@ def _correct(
         "reason": reason,
         "relabelled": [d.pk for d in relabelled],
     }
-    audit_person(
-        actor, action="cricket.delivery.correct", entity=Delivery, key=new.pk, detail=detail
-    )
+    audit_person(actor, action="cricket.delivery.correct", entity=new, key=new.pk, detail=detail)
     timeline_append(
         fixture=fixture,
         event_type="cricket.delivery.corrected",
