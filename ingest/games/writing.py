@@ -348,7 +348,19 @@ class _Writer:
             ignore_conflicts=True,
         )
 
-    def import_fixture(self, *, external_id, parent, code, values, specs, results, status):
+    def import_fixture(
+        self,
+        *,
+        external_id: str,
+        parent: Competition,
+        code: str,
+        values: dict[str, Any],
+        specs: list[CompetitorSpec],
+        results: list[EntrantResult],
+        status: str,
+    ) -> None:
+        # ``games_import`` records the submission before the writer runs.
+        assert self.s.submission is not None
         imported = fixture_import(
             source_code=SOURCE,
             external_id=f"{self.code}/{external_id}",
@@ -370,6 +382,8 @@ class _Writer:
             by_participant[side.participant_id].append(side)
         wanted: dict[Any, EntrantResult] = {}
         for spec, result in zip(specs, results, strict=True):
+            # Games entrants are named participants (``spec``), never placeholders.
+            assert spec.participant is not None
             candidates = by_participant.get(spec.participant.pk)
             if not candidates:
                 continue
