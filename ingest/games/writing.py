@@ -55,6 +55,7 @@ from sports.services import (
     participants_resolve,
     submission_record,
 )
+from sports.services.common import Actor
 
 
 @dataclass
@@ -100,7 +101,9 @@ def _digest_content(code: str, data: GamesData) -> bytes:
 
 
 class _Writer:
-    def __init__(self, data: GamesData, code: str, name: str, actor, summary: GamesSummary):
+    def __init__(
+        self, data: GamesData, code: str, name: str, actor: Actor, summary: GamesSummary
+    ) -> None:
         self.data, self.code, self.name, self.actor, self.s = data, code, name, actor, summary
         self.batch = f"games:{code}"
         self.nodes: dict[tuple, Competition] = {}
@@ -524,7 +527,7 @@ def games_import(
     directory: Path | str,
     code: str,
     name: str,
-    actor=ACTOR,
+    actor: Actor = ACTOR,
     progress: Callable[[Iterable, int], Iterable] | None = None,
 ) -> GamesSummary:
     """Import the Games in ``directory`` as the tree rooted at ``code`` (see the module
