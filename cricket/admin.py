@@ -11,10 +11,12 @@ imports ingest).
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponseRedirect, QueryDict
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
@@ -33,6 +35,7 @@ from cricket.models import (
     FixtureOfficial,
     Innings,
 )
+from omnium.auth import signed_in
 from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin, request_actor
 
 
@@ -78,7 +81,7 @@ class DeliveryCorrectionForm(forms.Form):
         help_text="Why: kept with the correction in the delivery's history.",
     )
 
-    def __init__(self, *args, delivery: Delivery, **kwargs):
+    def __init__(self, data: QueryDict | None = None, *, delivery: Delivery, **kwargs: Any) -> None:
         self.delivery = delivery
         self.wicket = DeliveryWicket.objects.filter(delivery=delivery, ordinal=1).first()
         initial = {f: getattr(delivery, f) for f in ("runs_batter", "non_boundary", *EXTRA_FIELDS)}
@@ -90,8 +93,10 @@ class DeliveryCorrectionForm(forms.Form):
                 ("sub " if f.substitute else "") + (str(f.participant_id or "")).strip()
                 for f in self.wicket.fielders.order_by("ordinal")
             )
-        super().__init__(*args, initial=initial, **kwargs)
-        self.fields["wicket_kind"].choices = [("", "(no wicket)")] + [
+        super().__init__(data, initial=initial, **kwargs)
+        # Declared a ChoiceField above; ``fields`` holds this form's own copy of it.
+        kind_field = cast(forms.ChoiceField, self.fields["wicket_kind"])
+        kind_field.choices = [("", "(no wicket)")] + [
             (name, name) for name in DismissalKind.objects.values_list("name", flat=True)
         ]
 
@@ -130,16 +135,16 @@ class DeliveryCorrectionForm(forms.Form):
         before = {
             "kind": self.initial["wicket_kind"],
             "player_out": self.initial["player_out"],
-            "fielders": self.clean_initial_fielders(),
+            "fielders": self.clean_initial_fielders(self.wicket),
         }
         change = {k: v for k, v in wanted.items() if v != before[k]}
         return {1: change} if change else None
 
-    def clean_initial_fielders(self) -> list[dict]:
+    def clean_initial_fielders(self, wicket: DeliveryWicket) -> list[dict[str, Any]]:
         return [
             {"participant": str(f.participant_id) if f.participant_id else None,
              "substitute": f.substitute}
-            for f in self.wicket.fielders.order_by("ordinal")
+            for f in wicket.fielders.order_by("ordinal")
         ]  # fmt: skip
 
 
@@ -173,7 +178,8 @@ class DeliveryAdmin(ReadOnlyAdmin):
         delivery's revisions and correction records beneath."""
         delivery = self.get_object(request, object_id)
         if delivery is None:
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+            # Django's own "no such object" redirect; private, so the stubs leave it out.
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)  # type: ignore[attr-defined]
         if not self.has_view_permission(request, delivery):
             raise PermissionDenied
         can_correct = may_correct(request.user) and delivery.is_current
@@ -189,7 +195,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
                         changes=form.changes(),
                         wicket_changes=form.wicket_changes(),
                         reason=form.cleaned_data["reason"],
-                        actor=request_actor(request),
+                        actor=signed_in(request_actor(request)),
                     )
                 except ValidationError as exc:
                     _form_errors(form, exc)

@@ -39,6 +39,7 @@ from cricket.serializers import (
     DeliverySerializer,
     ScorecardSerializer,
 )
+from omnium.auth import signed_in
 from omnium.conditional import conditional
 from omnium.pagination import StableCursorPagination
 from sports.models import Fixture
@@ -154,7 +155,7 @@ class DeliveryCorrectionsApi(APIView):
                 changes=values,
                 wicket_changes=None if wickets is None else [dict(w) for w in wickets],
                 reason=reason,
-                actor=request_actors(request)["actor"],
+                actor=signed_in(request_actors(request)["actor"]),
             )
         except CorrectionConflict as exc:
             raise Conflict(detail=" ".join(exc.messages)) from exc
@@ -184,9 +185,7 @@ class DeliveryHistoryApi(APIView):
         },
     )
     def get(self, request: Request, pk: int) -> Response:
-        lineage = get_object_or_404(
-            Delivery.objects.values_list("source_event_id", flat=True), pk=pk
-        )
+        lineage = get_object_or_404(Delivery.objects.only("source_event_id"), pk=pk).source_event_id
         revisions = _with_events(Delivery.objects.filter(source_event_id=lineage)).order_by(
             "revision"
         )

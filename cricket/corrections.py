@@ -288,17 +288,23 @@ def _wicket(
         )
     if base is None and ("kind" not in entry or "player_out" not in entry):
         raise ValidationError({name: "a new wicket needs its kind and the player out."})
-    kind = _kind(entry["kind"], f"{name}.kind") if "kind" in entry else base.kind
+    # From here a missing kind or player out comes from ``base`` (a new wicket has both).
+    if "kind" in entry:
+        kind = _kind(entry["kind"], f"{name}.kind")
+        kind_raw = kind.name
+    else:
+        assert base is not None
+        kind, kind_raw = base.kind, base.kind_raw
     if "player_out" in entry:
         player_out = _participant_id(entry["player_out"], f"{name}.player_out")
         people[f"{name}.player_out"] = player_out
     else:
+        assert base is not None
         player_out = base.player_out_id
     if "fielders" in entry:
         fielders = _fielders(entry["fielders"], f"{name}.fielders", people)
     else:
         fielders = base.fielders if base is not None else ()
-    kind_raw = kind.name if "kind" in entry else base.kind_raw
     return WicketSpec(kind=kind, kind_raw=kind_raw, player_out_id=player_out, fielders=fielders)
 
 
@@ -373,8 +379,9 @@ def delivery_snapshot(delivery: Delivery) -> dict[str, Any]:
         )
         .get(pk=delivery.pk)
     )
-    review = DeliveryReview.objects.select_related("by_team", "batter").filter(delivery=delivery)
-    review = review.first()
+    review = (
+        DeliveryReview.objects.select_related("by_team", "batter").filter(delivery=delivery).first()
+    )
     return {
         "delivery_id": delivery.pk,
         "revision": delivery.revision,
@@ -692,9 +699,7 @@ def _correct(
         "reason": reason,
         "relabelled": [d.pk for d in relabelled],
     }
-    audit_person(
-        actor, action="cricket.delivery.correct", entity=Delivery, key=new.pk, detail=detail
-    )
+    audit_person(actor, action="cricket.delivery.correct", entity=new, key=new.pk, detail=detail)
     timeline_append(
         fixture=fixture,
         event_type="cricket.delivery.corrected",

@@ -64,10 +64,16 @@ def competition_path(info: dict) -> list[PathStep]:
     return path
 
 
+def overs_value(value: float | str) -> Decimal:
+    """Overs as the file writes them (4.3: four overs and three balls), to one place."""
+    return Decimal(str(value)).quantize(Decimal("0.1"))
+
+
 def overs_decimal(value: Any) -> Decimal | None:
+    """``overs_value`` of an optional figure."""
     if value is None:
         return None
-    return Decimal(str(value)).quantize(Decimal("0.1"))
+    return overs_value(value)
 
 
 def side_squad(
@@ -157,7 +163,8 @@ def fixture_result(outcome: dict, teams: list[str]) -> tuple[dict | None, dict[s
         if outcome.get("by"):
             document["by"] = outcome["by"]
         method = outcome.get("method")
-        if method in WIN_METHODS:
+        # A valid file's winner (or decider) is one of its teams.
+        if method in WIN_METHODS and winner is not None:
             methods[winner] = WIN_METHODS[method]
     else:
         document["outcome"] = "draw"

@@ -32,6 +32,7 @@ from cricket.cricsheet_match import (
     fixture_meta,
     fixture_result,
     overs_decimal,
+    overs_value,
     side_squad,
 )
 from cricket.models import (
@@ -129,6 +130,9 @@ class _Caches:
     row created in the rolled-back transaction no longer exists."""
 
     def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
         self.sport: Sport | None = None
         self.definition: tuple[SportDefinitionVersion | None] | None = None
         self.kinds: dict[str, DismissalKind] = {}
@@ -137,9 +141,6 @@ class _Caches:
         self.teams: dict[tuple[str, str], Participant] = {}
         self.people: PeopleCache | None = None  # loaded at the first match
         self.codes: set[str] | None = None
-
-    def clear(self) -> None:
-        self.__init__()
 
     def mark(self) -> tuple[int, int, int, int]:
         """Where the growing caches stand (dicts keep insertion order): ``rollback`` drops
@@ -282,8 +283,10 @@ class MatchLoader:
 
     def _competition(self, info: dict, actor: Actor) -> Competition:
         """The match's node (see ``competition_path``), creating what is missing."""
-        node = None
-        for step in competition_path(info):
+        # The path always has a root (the event, or the match type) and a season under it.
+        root, *below = competition_path(info)
+        node = self._node(code=root.code, name=root.name, type=root.type, parent=None, actor=actor)
+        for step in below:
             node = self._node(
                 code=step.code, name=step.name, type=step.type, parent=node, actor=actor
             )
@@ -441,7 +444,7 @@ class MatchLoader:
         people: dict[str, Participant],
         submission,
         batch: Inserts,
-    ) -> list[tuple]:
+    ) -> list[str]:
         """Adds the innings and what hangs off them to ``batch``; returns the delivery rows
         for the COPY."""
         rows = []
@@ -470,8 +473,8 @@ class MatchLoader:
                     InningsPowerplay(
                         innings=innings,
                         ordinal=i,
-                        from_over=overs_decimal(pp["from"]),
-                        to_over=overs_decimal(pp["to"]),
+                        from_over=overs_value(pp["from"]),
+                        to_over=overs_value(pp["to"]),
                         type=pp["type"],
                     )
                 )
@@ -492,7 +495,7 @@ class MatchLoader:
         batch.extend(miscounted)
         return self._write_deliveries(rows, innings_list, teams, people, submission, batch)
 
-    def _write_deliveries(self, rows, innings_list, teams, people, submission, batch) -> list:
+    def _write_deliveries(self, rows, innings_list, teams, people, submission, batch) -> list[str]:
         total = sum(
             len(over["deliveries"]) for inning in innings_list for over in inning.get("overs", [])
         )

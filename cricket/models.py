@@ -13,6 +13,9 @@ Identity follows the source properties, not the printed scorecard:
 
 from __future__ import annotations
 
+import uuid
+from typing import Self
+
 import pgtrigger
 from django.conf import settings
 from django.db import models
@@ -170,12 +173,12 @@ class InningsMiscountedOver(models.Model):
         return f"over {self.over_number}: {self.balls} balls"
 
 
-class DeliveryQuerySet(models.QuerySet):
-    def current(self) -> DeliveryQuerySet:
+class DeliveryQuerySet(models.QuerySet["Delivery"]):
+    def current(self) -> Self:
         """The live revision of every delivery: what every derivation reads."""
         return self.filter(is_current=True)
 
-    def in_order(self) -> DeliveryQuerySet:
+    def in_order(self) -> Self:
         return self.order_by("innings__ordinal", "sequence")
 
 
@@ -611,8 +614,8 @@ class ReviewDecision(models.TextChoices):
     REJECTED = "rejected", "Rejected"
 
 
-class DeliveryCorrectionHistoryQuerySet(models.QuerySet):
-    def of_lineage(self, source_event_id) -> DeliveryCorrectionHistoryQuerySet:
+class DeliveryCorrectionHistoryQuerySet(models.QuerySet["DeliveryCorrectionHistory"]):
+    def of_lineage(self, source_event_id: uuid.UUID | str) -> Self:
         """Every correction of one ball, oldest first."""
         return self.filter(source_event_id=source_event_id).order_by("requested_at", "id")
 

@@ -114,12 +114,12 @@ def fixture_scorecard(fixture: Fixture) -> list[InningsCard]:
     ):
         batting[line.innings_id].append(line)
     bowling: dict[Any, list[CricketBowlingLine]] = defaultdict(list)
-    for line in (
+    for spell in (
         CricketBowlingLine.objects.filter(fixture=fixture)
         .select_related("participant")
         .order_by("innings_ordinal", "position")
     ):
-        bowling[line.innings_id].append(line)
+        bowling[spell.innings_id].append(spell)
     squads: dict[Any, list[Any]] = defaultdict(list)
     for team_id, player_id in (
         fixture.competitors.filter(parent__isnull=False, participant__isnull=False)
@@ -152,7 +152,7 @@ def fixture_scorecard(fixture: Fixture) -> list[InningsCard]:
     ]
 
 
-def _fielder(fielder: dict, names: dict[str, str]) -> str:
+def _fielder(fielder: dict[str, Any], names: dict[str, str]) -> str:
     """A fielder as the card prints them: a named substitute as "sub (Name)", an unnamed
     one (the source may omit the name) as "sub"."""
     pid = fielder["participant"]
@@ -211,7 +211,8 @@ def _card(
         },
     )
     for line in batting:
-        bowler = line.dismissal_bowler.name if line.dismissal_bowler_id else ""
+        # No query for a null key: Django answers None without asking the database.
+        bowler = line.dismissal_bowler.name if line.dismissal_bowler is not None else ""
         fielders = [_fielder(f, names) for f in line.dismissal_fielders]
         card.batting.append(
             BattingLine(
@@ -225,17 +226,21 @@ def _card(
                 out=line.outs > 0,
             )
         )
-    falls = sorted((line for line in batting if line.fall_number), key=lambda x: x.fall_number)
-    card.fall_of_wickets = [
-        FallOfWicket(
-            number=line.fall_number,
-            runs=line.fall_runs,
-            participant_id=line.participant_id,
-            name=line.participant.name,
-            over=overs_text(line.fall_legal_balls, balls_per_over),
-        )
-        for line in falls
-    ]
+    falls = []
+    for line in batting:
+        # The three fall columns are set together or not at all
+        # (cricket_batting_line_fall_all_or_none); a fall number is at least 1.
+        if line.fall_number and line.fall_runs is not None and line.fall_legal_balls is not None:
+            falls.append(
+                FallOfWicket(
+                    number=line.fall_number,
+                    runs=line.fall_runs,
+                    participant_id=line.participant_id,
+                    name=line.participant.name,
+                    over=overs_text(line.fall_legal_balls, balls_per_over),
+                )
+            )
+    card.fall_of_wickets = sorted(falls, key=lambda fall: fall.number)
     card.bowling = [
         BowlingLine(
             participant_id=line.participant_id,

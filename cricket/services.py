@@ -7,11 +7,14 @@ registry identifier; every name seen for an identifier becomes an alias.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -67,7 +70,8 @@ class PeopleCache:
     matches: the importer drops it when a match rolls back."""
 
     by_id: dict[str, Participant] = field(default_factory=dict)
-    seen: dict[tuple, tuple[datetime, datetime]] = field(default_factory=dict)
+    # (participant, name, source) -> the first and last seen this run has written.
+    seen: dict[tuple[uuid.UUID, str, str], tuple[datetime, datetime]] = field(default_factory=dict)
     # True when ``by_id`` holds every id the source maps (``people_cache_load``): an id
     # missing from it is a new person, found without asking the database.
     complete: bool = False
@@ -92,9 +96,11 @@ def people_cache_load(*, source_code: str = SOURCE) -> PeopleCache:
     return PeopleCache(by_id=_survivors(links, rows), complete=True)
 
 
-def _survivors(links: dict, rows: dict) -> dict[str, Participant]:
+def _survivors(
+    links: dict[str, uuid.UUID], rows: dict[uuid.UUID, Participant]
+) -> dict[str, Participant]:
     """outside id -> participant, a merged participant answering as its survivor."""
-    by_id = {}
+    by_id: dict[str, Participant] = {}
     for external_id, internal_id in links.items():
         participant = rows[internal_id]
         if participant.merged_into_id is not None:
@@ -131,7 +137,7 @@ def cricket_people_resolve(
     seen_at = seen_at or timezone.now()
     cache = cache if cache is not None else PeopleCache()
     by_id: dict[str, Participant] = {}
-    ids = set()
+    ids: set[str] = set()
     for external_id in names.values():
         if external_id in cache.by_id:
             by_id[external_id] = cache.by_id[external_id]
@@ -148,7 +154,7 @@ def cricket_people_resolve(
     )
     rows = {p.pk: p for p in Participant.objects.filter(pk__in=known.values())} if known else {}
     by_id.update(_survivors(known, rows))
-    first_name = {}
+    first_name: dict[str, str] = {}
     for name, external_id in names.items():
         first_name.setdefault(external_id, name)
     missing = sorted(ids - by_id.keys())
@@ -165,7 +171,7 @@ def cricket_people_resolve(
     ]
     if new:
         label = actor_label(actor)
-        rows = [
+        new_rows: list[models.Model] = [
             *new,
             *(ParticipantSport(participant=p, sport=sport) for p in new),
             *(
@@ -181,7 +187,7 @@ def cricket_people_resolve(
             ),
         ]
         batch = inserts if inserts is not None else Inserts()
-        batch.extend(rows)
+        batch.extend(new_rows)
         if inserts is None:
             batch.send()
         by_id.update(zip(missing, new, strict=True))
@@ -196,7 +202,7 @@ def cricket_people_resolve(
 _CLAIM_NAMESPACE = 0xC1D5  # first key of the advisory locks on new outside ids
 
 
-def _claim_new(missing: list[str], by_id: dict, *, source_code: str) -> list[str]:
+def _claim_new(missing: list[str], by_id: dict[str, Participant], *, source_code: str) -> list[str]:
     """Lock each outside id about to be created (transaction-level advisory locks, in
     sorted order), then look again: a writer that created one of them meanwhile has
     committed by the time its lock is ours. Adds those to ``by_id``; returns the ids that
@@ -251,7 +257,13 @@ def aliases_observe(
     # One order for every writer: two imports widening the same rows at once lock them in
     # the same sequence, so one waits for the other instead of deadlocking.
     todo.sort(key=lambda pair: (str(pair[1].pk), pair[0]))
-    params = [source_code, seen_at, seen_at, [p.pk for _, p in todo], [n for n, _ in todo]]
+    params: list[Any] = [
+        source_code,
+        seen_at,
+        seen_at,
+        [p.pk for _, p in todo],
+        [n for n, _ in todo],
+    ]
     if inserts is not None:
         inserts.add_sql(_ALIAS_UPSERT, params)
     else:
@@ -367,10 +379,10 @@ class MatchFixture:
     format_code: str
     scheduled_start: datetime
     venue: Venue | None
-    format: dict
-    meta: dict
+    format: dict[str, Any]
+    meta: dict[str, Any]
     status: str
-    result: dict | None
+    result: dict[str, Any] | None
     sides: list[Side]
     match_id: str
 
@@ -383,7 +395,7 @@ def cricket_fixture_create(
     definition: SportDefinitionVersion | None,
     submission: Submission,
     actor: Actor,
-    log: list[LogEntry] = (),
+    log: Sequence[LogEntry] = (),
     inserts: Inserts | None = None,
 ) -> Fixture:
     """The fixture of a new Cricsheet match with everything the spine keeps about it: the

@@ -331,7 +331,8 @@ def _known_people(document: dict) -> dict[str, PersonRef]:
     rows = {p.pk: p for p in Participant.objects.filter(pk__in=links.values())}
     people = {}
     for name, external_id in registry.items():
-        participant = rows.get(links.get(external_id))
+        internal_id = links.get(external_id)
+        participant = rows.get(internal_id) if internal_id is not None else None
         if participant is not None and participant.merged_into_id is not None:
             participant = Participant.objects.get(pk=follow_merges(Participant, participant.pk))
         people[name] = PersonRef(participant.pk if participant else None, name)

@@ -44,6 +44,7 @@ from cricket.stats.serializers import (
     ReleaseRequestSerializer,
     TraceSerializer,
 )
+from omnium.auth import signed_in
 from omnium.conditional import conditional
 
 MAX_LIMIT = 200
@@ -203,7 +204,7 @@ class DatasetReleaseListApi(APIView):
         form = ReleaseRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         values = {k: (str(v) if v is not None else None) for k, v in form.validated_data.items()}
-        job = dataset_release_request(scope=scope_from_dict(values), actor=request.user)
+        job = dataset_release_request(scope=scope_from_dict(values), actor=signed_in(request.user))
         return Response(DatasetReleaseJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -24,7 +24,7 @@ versions; ``statistics_rebuild_all`` rebuilds every line and snapshot (after a b
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -180,7 +180,7 @@ def statistics_refresh(
         audit_person(
             actor,
             action="cricket.statistics_refresh",
-            entity=StatisticsRefresh,
+            entity=refresh,
             key=refresh.pk,
             detail={"reason": refresh.reason, "fixtures": fixtures},
         )
@@ -195,7 +195,7 @@ def _enqueue(refresh_id: Any) -> None:
 
     queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)
     options = {"queue": queue} if queue else {}
-    statistics_refresh_task.apply_async(args=[str(refresh_id)], **options)
+    statistics_refresh_task.apply_async(args=(str(refresh_id),), **options)
 
 
 def statistics_refresh_run(*, refresh_id: Any) -> StatisticsRefresh:
@@ -214,7 +214,9 @@ def statistics_refresh_run(*, refresh_id: Any) -> StatisticsRefresh:
             lines_rebuild(fixture_ids=refresh.fixture_ids)
             snapshots_rebuild(
                 participant_ids=[pk for pk, _ in careers],
-                versions={str(pk): version for pk, version in careers},
+                # Career dependencies are written with the version the refresh bumped
+                # them to (statistics_refresh), so none is null here.
+                versions={str(pk): cast(int, version) for pk, version in careers},
             )
             StatisticsRefresh.objects.filter(pk=refresh.pk).update(
                 status=RefreshStatus.DONE, completed_at=timezone.now(), error=""
@@ -263,7 +265,7 @@ def statistics_invalidate_all(*, reason: str, actor: Actor) -> int:
         audit_person(
             actor,
             action="cricket.statistics_invalidate_all",
-            entity=StatisticsRefresh,
+            entity=refresh,
             key=refresh.pk,
             detail={"reason": reason, "removed": removed},
         )

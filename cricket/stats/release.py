@@ -149,7 +149,7 @@ def dataset_release_request(*, scope: Scope, actor: Actor) -> DatasetReleaseJob:
         audit_person(
             actor,
             action="cricket.dataset_release_request",
-            entity=DatasetReleaseJob,
+            entity=job,
             key=job.pk,
             detail={"scope": job.scope},
         )
@@ -164,7 +164,7 @@ def _enqueue(job_id: Any) -> None:
 
     queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)
     options = {"queue": queue} if queue else {}
-    dataset_release_build_task.apply_async(args=[str(job_id)], **options)
+    dataset_release_build_task.apply_async(args=(str(job_id),), **options)
 
 
 def scope_from_dict(data: dict[str, Any]) -> Scope:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -28,6 +28,9 @@ from cricket.stats.models import (
 )
 from sports.models import Competition, EntityType, ExternalIdMap, Participant
 from sports.querysets import follow_merges
+
+_Line = TypeVar("_Line", bound=models.Model)
+LineModel = type[CricketBattingLine] | type[CricketBowlingLine] | type[CricketFieldingLine]
 
 
 def scope_from_params(params: Mapping[str, Any]) -> Scope:
@@ -62,7 +65,7 @@ def scope_from_params(params: Mapping[str, Any]) -> Scope:
     )
 
 
-def cricket_player(pk) -> Participant:
+def cricket_player(pk: uuid.UUID | str) -> Participant:
     """The participant (a merged id answers as its survivor)."""
     survivor = follow_merges(Participant, pk)
     return get_object_or_404(Participant.objects.filter(sport__code="cricket"), pk=survivor)
@@ -118,7 +121,7 @@ def player_career(participant: Participant) -> dict[str, Any]:
     return {"formats": standard, "super_overs": super_overs}
 
 
-def player_innings(participant: Participant, *, limit: int = 50) -> QuerySet:
+def player_innings(participant: Participant, *, limit: int = 50) -> QuerySet[CricketBattingLine]:
     """The participant's batting innings, latest first, with the fixture."""
     return (
         CricketBattingLine.objects.filter(participant_id__in=expand_merged([participant.pk]))
@@ -140,7 +143,7 @@ TRACEABLE = (
     "stumpings",
     "run_outs",
 )
-_LINE_OF = {
+_LINE_OF: dict[str, LineModel] = {
     "runs": CricketBattingLine,
     "balls_faced": CricketBattingLine,
     "fours": CricketBattingLine,
@@ -155,7 +158,9 @@ _LINE_OF = {
 }
 
 
-def scoped_lines(qs: QuerySet, scope: Scope, *, competition=None) -> QuerySet:
+def scoped_lines(
+    qs: QuerySet[_Line], scope: Scope, *, competition: Competition | None = None
+) -> QuerySet[_Line]:
     """Lines (of any of the line tables) in ``scope``; ``competition`` is the scope's node
     when the caller has it loaded already."""
     qs = qs.filter(super_over=scope.super_overs == "only")
@@ -179,7 +184,7 @@ def scoped_lines(qs: QuerySet, scope: Scope, *, competition=None) -> QuerySet:
     return qs
 
 
-def figure_line_model(figure: str) -> type[models.Model]:
+def figure_line_model(figure: str) -> LineModel:
     """The line table a traceable figure is a column of; a ValidationError naming the
     figure when it is not traceable."""
     if figure not in TRACEABLE:
@@ -206,28 +211,31 @@ def figure_condition(figure: str, people: list[str]) -> Q:
     if figure == "sixes":
         return Q(batter_id__in=people, runs_batter=6, non_boundary=False)
     if figure == "outs":
-        return Q(Exists(wickets.filter(player_out_id__in=people, kind__is_dismissal=True)))
+        # A UUID's text is a valid lookup value; the stubs accept only UUID objects.
+        outs = wickets.filter(player_out_id__in=people, kind__is_dismissal=True)  # type: ignore[misc]
+        return Q(Exists(outs))
     if figure == "legal_balls":
         return Q(bowler_id__in=people) & legal
     if figure == "runs_conceded":
         return Q(bowler_id__in=people) & (Q(runs_batter__gt=0) | wide | Q(extra_noballs__gt=0))
     if figure == "wickets":
-        return Q(bowler_id__in=people) & Exists(wickets.filter(kind__credits_bowler=True))
+        return Q(bowler_id__in=people) & Q(Exists(wickets.filter(kind__credits_bowler=True)))
     if figure == "catches":
-        return Exists(fielded.filter(wicket__kind__code="caught")) | (
-            Q(bowler_id__in=people) & Exists(wickets.filter(kind__code="caught-and-bowled"))
+        return Q(Exists(fielded.filter(wicket__kind__code="caught"))) | (
+            Q(bowler_id__in=people) & Q(Exists(wickets.filter(kind__code="caught-and-bowled")))
         )
     if figure == "stumpings":
         return Q(Exists(fielded.filter(wicket__kind__code="stumped")))
     return Q(Exists(fielded.filter(wicket__kind__code="run-out")))
 
 
-def figure_deliveries(participant: Participant, figure: str, scope: Scope) -> QuerySet:
+def figure_deliveries(participant: Participant, figure: str, scope: Scope) -> QuerySet[Delivery]:
     """The live deliveries that make up one of the participant's figures in ``scope``, in
     occurrence order, with their submissions: the figure's traceability."""
     people = expand_merged([participant.pk])
+    # The line models declare no manager of their own: the default one is ``objects``.
     innings = scoped_lines(
-        figure_line_model(figure).objects.filter(participant_id__in=people), scope
+        figure_line_model(figure)._default_manager.filter(participant_id__in=people), scope
     ).values("innings_id")
     return (
         Delivery.objects.current()

@@ -5,11 +5,12 @@ onboarding tasks. Read-only otherwise: batches change only through their service
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, TypedDict
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
@@ -30,6 +31,16 @@ from ingest.batches.selectors import correction_diff
 from ingest.batches.tasks import publish_after_commit
 from omnium.console import confirm_page, confirmed_form, error_text
 from sports.models import Participant
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class _BatchCounts(TypedDict):
+    """What the batch changelist annotates on each row (``BatchAdmin.get_queryset``)."""
+
+    file_count: int
+    open_tasks: int
 
 
 class ReviewersOnly:
@@ -59,16 +70,20 @@ class ReviewersOnly:
 
 
 # The admin asks the same question many times per page; the answer holds for one request.
+# Kept in the request's own attributes (HttpRequest declares no slot for them).
 def _may_review(request: HttpRequest) -> bool:
-    if not hasattr(request, "_may_review_batches"):
-        request._may_review_batches = may_review_batches(request.user)
-    return request._may_review_batches
+    memo = vars(request)
+    if "_may_review_batches" not in memo:
+        memo["_may_review_batches"] = may_review_batches(request.user)
+    return bool(memo["_may_review_batches"])
 
 
-def _reviewable(request: HttpRequest):
-    if not hasattr(request, "_reviewable_batches"):
-        request._reviewable_batches = reviewable_batches(request.user, Batch.objects.all())
-    return request._reviewable_batches
+def _reviewable(request: HttpRequest) -> QuerySet[Batch]:
+    memo = vars(request)
+    if "_reviewable_batches" not in memo:
+        memo["_reviewable_batches"] = reviewable_batches(request.user, Batch.objects.all())
+    queryset: QuerySet[Batch] = memo["_reviewable_batches"]
+    return queryset
 
 
 def _batch_of(obj) -> Batch | None:
@@ -224,11 +239,11 @@ class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
         )
 
     @admin.display(description="files", ordering="file_count")
-    def files(self, batch: Batch) -> int:
+    def files(self, batch: WithAnnotations[Batch, _BatchCounts]) -> int:
         return batch.file_count
 
     @admin.display(description="onboarding tasks outstanding", ordering="open_tasks")
-    def outstanding_tasks(self, batch: Batch) -> int:
+    def outstanding_tasks(self, batch: WithAnnotations[Batch, _BatchCounts]) -> int:
         return batch.open_tasks
 
     @admin.action(description="Approve and publish (with a reason)", permissions=["review"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -87,7 +87,9 @@ def text_or_none(value) -> str | None:
     return value if value.strip() else None
 
 
-def read_csv(path: Path, *, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+def read_csv(
+    path: Path, *, required: tuple[str, ...]
+) -> Generator[tuple[int, dict[str, str]], None, None]:
     """Rows of a UTF-8 CSV with a header, numbered by their line in the file."""
     try:
         handle = path.open(encoding="utf-8-sig", newline="")

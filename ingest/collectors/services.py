@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import User
 from catalogue import services as catalogue_services
 from catalogue.collection_records import (
     CollectionRun,
@@ -34,7 +35,7 @@ class SourceDisabled(Exception):
 
 
 @transaction.atomic
-def source_register_builtin(*, slug: str, actor=None) -> Source:
+def source_register_builtin(*, slug: str, actor: User | None = None) -> Source:
     """Create one of the development sources with its retailer and location (idempotent)."""
     existing = Source.objects.filter(slug=slug).first()
     if existing is not None:
@@ -69,7 +70,9 @@ def source_register_builtin(*, slug: str, actor=None) -> Source:
 
 
 @transaction.atomic
-def source_set_enabled(*, source: Source, enabled: bool, actor, note: str = "") -> Source:
+def source_set_enabled(
+    *, source: Source, enabled: bool, actor: User | None, note: str = ""
+) -> Source:
     """The kill switch: a disabled source collects nothing until switched back on.
 
     The note, with who and when, is appended to the source's notes as its record.
@@ -152,6 +155,9 @@ def _write_row(
     """One row, all or nothing: the sighting service is the row's transaction."""
     price = None
     if carries_prices:
+        # A price-carrying adapter rejects a row without its price or time (no_price,
+        # no_observed_at, or no time in the mapping) before it gets here.
+        assert row.price is not None and row.observed_at is not None
         price = catalogue_services.ObservedPrice(
             price=row.price,
             currency=row.currency,
@@ -205,7 +211,7 @@ def source_collect(
     *,
     source: Source,
     path: str | Path | None = None,
-    actor=None,
+    actor: User | None = None,
     triggered_by: str = "",
     progress: Callable[[int], None] | None = None,
     suggest: bool = False,

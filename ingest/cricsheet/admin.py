@@ -18,6 +18,7 @@ from django.urls import path, reverse
 from cricket.admin import InningsAdmin
 from cricket.models import Innings
 from ingest.cricsheet.importer import import_bytes
+from omnium.auth import signed_in
 from omnium.console import request_actor
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -40,7 +41,9 @@ class MultipleFileField(forms.FileField):
 
 
 class UploadForm(forms.Form):
-    files = MultipleFileField(
+    # The form's metaclass moves declared fields into ``base_fields``, so this field does
+    # not replace ``Form.files`` (the upload dict) at run time; the stubs cannot tell.
+    files = MultipleFileField(  # type: ignore[assignment]
         help_text="Cricsheet match files named <match id>.json; each is validated whole and "
         "imported in its own transaction.",
     )
@@ -75,7 +78,7 @@ class InningsUploadAdmin(InningsAdmin):
         if request.method == "POST" and form.is_valid():
             for upload in form.cleaned_data["files"]:
                 result = import_bytes(
-                    upload.read(), filename=upload.name, actor=request_actor(request)
+                    upload.read(), filename=upload.name, actor=signed_in(request_actor(request))
                 )
                 if result.error:
                     self.message_user(request, result.error, messages.ERROR)

@@ -117,10 +117,12 @@ def iter_sources(paths: Iterable[str | Path]) -> Iterator[tuple[str, bytes]]:
                         yield f"{path.name}:{member}", archive.read(member)
         elif name.endswith((".tar.gz", ".tgz", ".tar")):
             with tarfile.open(path, "r|*") as archive:
-                for member in archive:
-                    if member.isfile() and member.name.lower().endswith(".json"):
-                        handle = archive.extractfile(member)
-                        yield f"{path.name}:{member.name}", handle.read()
+                for entry in archive:
+                    if entry.isfile() and entry.name.lower().endswith(".json"):
+                        # A regular file's entry always has a reader.
+                        handle = archive.extractfile(entry)
+                        if handle is not None:
+                            yield f"{path.name}:{entry.name}", handle.read()
         elif name.endswith(".json"):
             yield str(path), path.read_bytes()
         else:

@@ -10,7 +10,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeGuard
 
 DATA_VERSIONS = ("1.0.0", "1.1.0", "1.2.0")
 MATCH_TYPES = ("T20", "IT20", "ODI", "ODM", "Test", "MDM")
@@ -69,7 +69,7 @@ class CricsheetRejected(ValueError):
         )
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -456,7 +456,12 @@ def _check_delivery(
             "extras-sum",
             f"is {extras_runs} but the extras add up to {extras_sum}",
         )
-    if None not in (batter_runs, extras_runs, total) and total != batter_runs + extras_runs:
+    if (
+        batter_runs is not None
+        and extras_runs is not None
+        and total is not None
+        and total != batter_runs + extras_runs
+    ):
         c.add(
             f"{path}.runs.total",
             "total-sum",

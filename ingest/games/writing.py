@@ -55,6 +55,7 @@ from sports.services import (
     participants_resolve,
     submission_record,
 )
+from sports.services.common import Actor
 
 
 @dataclass
@@ -100,7 +101,9 @@ def _digest_content(code: str, data: GamesData) -> bytes:
 
 
 class _Writer:
-    def __init__(self, data: GamesData, code: str, name: str, actor, summary: GamesSummary):
+    def __init__(
+        self, data: GamesData, code: str, name: str, actor: Actor, summary: GamesSummary
+    ) -> None:
         self.data, self.code, self.name, self.actor, self.s = data, code, name, actor, summary
         self.batch = f"games:{code}"
         self.nodes: dict[tuple, Competition] = {}
@@ -348,7 +351,19 @@ class _Writer:
             ignore_conflicts=True,
         )
 
-    def import_fixture(self, *, external_id, parent, code, values, specs, results, status):
+    def import_fixture(
+        self,
+        *,
+        external_id: str,
+        parent: Competition,
+        code: str,
+        values: dict[str, Any],
+        specs: list[CompetitorSpec],
+        results: list[EntrantResult],
+        status: str,
+    ) -> None:
+        # ``games_import`` records the submission before the writer runs.
+        assert self.s.submission is not None
         imported = fixture_import(
             source_code=SOURCE,
             external_id=f"{self.code}/{external_id}",
@@ -370,6 +385,8 @@ class _Writer:
             by_participant[side.participant_id].append(side)
         wanted: dict[Any, EntrantResult] = {}
         for spec, result in zip(specs, results, strict=True):
+            # Games entrants are named participants (``spec``), never placeholders.
+            assert spec.participant is not None
             candidates = by_participant.get(spec.participant.pk)
             if not candidates:
                 continue
@@ -510,7 +527,7 @@ def games_import(
     directory: Path | str,
     code: str,
     name: str,
-    actor=ACTOR,
+    actor: Actor = ACTOR,
     progress: Callable[[Iterable, int], Iterable] | None = None,
 ) -> GamesSummary:
     """Import the Games in ``directory`` as the tree rooted at ``code`` (see the module

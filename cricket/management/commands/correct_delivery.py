@@ -4,6 +4,7 @@ same service as the admin and the API."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -157,8 +158,8 @@ class Command(BaseCommand):
             labels = ", ".join(f"{d.position}: {d.ball_label}" for d in result.relabelled)
             self.stdout.write(f"Printed labels moved in the over (position: label): {labels}.")
 
-    def _changes(self, fixture: Fixture, pairs: list[str]) -> dict:
-        changes = {}
+    def _changes(self, fixture: Fixture, pairs: list[str]) -> dict[str, Any]:
+        changes: dict[str, Any] = {}
         for pair in pairs:
             field, sep, raw = pair.partition("=")
             field = ALIASES.get(field.strip(), field.strip())

@@ -1,6 +1,7 @@
 """Rebuild every cricket statistic line and snapshot (after a bulk load, or to recover)."""
 
 import time
+from typing import Any
 
 from django.core.management.base import BaseCommand
 
@@ -18,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--reason", default="manage.py rebuild_cricket_statistics")
         parser.add_argument("--actor", default="integration:cli")
 
-    def handle(self, *args, reason, actor, **options):
+    def handle(self, *args: Any, reason: str, actor: str, **options: Any) -> None:
         started = time.perf_counter()
         lines, snapshots = statistics_rebuild_all(reason=reason, actor=actor)
         self.stdout.write(
