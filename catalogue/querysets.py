@@ -28,10 +28,10 @@ class ProductQuerySet(models.QuerySet):
 
     def visible(self):
         """Live products with at least one listing the public may see."""
-        from catalogue.models import Listing
-
+        # The model through the relation: catalogue.models imports this module.
+        listings = self.model._meta.get_field("listings").related_model
         return self.canonical().filter(
-            pk__in=Listing.objects.visible().values("product_id"),
+            pk__in=listings.objects.visible().values("product_id"),
         )
 
     def search(self, text: str):
@@ -50,10 +50,8 @@ LATEST_FIELDS = ("id", "price", "currency", "price_usd", "was_price", "in_stock"
 CENT = Decimal("0.01")
 
 
-def _observation_from_json(listing_id, data: dict | None):
+def _observation_from_json(observation_model, listing_id, data: dict | None):
     """An observation rebuilt from the JSON the latest-price subquery returns."""
-    from catalogue.models import PriceObservation
-
     if data is None:
         return None
 
@@ -61,7 +59,7 @@ def _observation_from_json(listing_id, data: dict | None):
         # JSON numbers arrive as floats; the stored value has two places, so this is exact.
         return None if value is None else Decimal(str(value)).quantize(CENT)
 
-    return PriceObservation(
+    return observation_model(
         id=data["id"],
         listing_id=listing_id,
         price=money(data["price"]),
@@ -87,9 +85,12 @@ class ListingQuerySet(models.QuerySet):
         fresh = self._result_cache is None
         super()._fetch_all()
         if fresh and self._with_latest and self._result_cache:
+            observations = self.model._meta.get_field("observations").related_model
             for listing in self._result_cache:
                 if isinstance(listing, models.Model):
-                    listing.latest = _observation_from_json(listing.pk, listing.latest_observation)
+                    listing.latest = _observation_from_json(
+                        observations, listing.pk, listing.latest_observation
+                    )
 
     def visible(self):
         """What the public site shows: visible storefronts, listings nobody set aside."""
@@ -107,9 +108,9 @@ class ListingQuerySet(models.QuerySet):
         observation stored (``make bench-prices`` times it at 10M observations). Separate
         correlated subqueries per column cost more to compile than to run.
         """
-        from catalogue.models import PriceObservation
-
-        latest = PriceObservation.objects.filter(listing=OuterRef("pk")).order_by("-observed_at")
+        # The model through the relation: catalogue.models imports this module.
+        observations = self.model._meta.get_field("observations").related_model
+        latest = observations.objects.filter(listing=OuterRef("pk")).order_by("-observed_at")
         row = JSONObject(**{name: name for name in LATEST_FIELDS})
         clone = self.annotate(latest_observation=Subquery(latest.values(row=row)[:1]))
         clone._with_latest = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import F
 from django.shortcuts import get_object_or_404
 
-from catalogue.models import Brand, Listing, Location, Product
+from catalogue.models import Brand, Listing, Location, Override, Product, ProductMerge
 
 
 def product_resolve(product_id) -> Product:
@@ -92,7 +92,6 @@ def product_provenance(product: Product) -> list[dict]:
 
     Three queries whatever the product: its overrides, the merges into it, their people.
     """
-    from catalogue.models import Override, ProductMerge
 
     overrides = {
         o.field: o

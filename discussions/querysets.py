@@ -29,9 +29,9 @@ class ThreadQuerySet(models.QuerySet["Thread"]):
         """Annotate ``unread_count``: live comments by others newer than ``user``'s last
         open of the thread (all of them if never opened). Computed from ``ThreadRead`` on
         every read; nothing stores a count that could drift."""
-        from discussions.models import ThreadRead
-
-        last_read = ThreadRead.objects.filter(thread=OuterRef("pk"), user=user).values("read_at")
+        # The model through the relation: discussions.models imports this module.
+        reads = self.model._meta.get_field("reads").related_model
+        last_read = reads.objects.filter(thread=OuterRef("pk"), user=user).values("read_at")
         return self.annotate(last_read_at=Subquery(last_read[:1])).annotate(
             unread_count=Count(
                 "comments",

@@ -463,6 +463,7 @@ def notification_send(
             )
     except IntegrityError:
         return None
+    # Celery task lookup at call time: discussions.tasks imports this module for the mail.
     from discussions.tasks import deliver_notification_mail
 
     transaction.on_commit(lambda: deliver_notification_mail.delay(notification.pk))

@@ -9,20 +9,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ingest.collectors.sample import load_catalogue_sample
+from ingest.cricsheet.importer import import_paths
+from ingest.games import games_import
+from ingest.openfootball import import_files
+
 SAMPLES = Path(__file__).resolve().parent / "samples"
 
 
 def _football_season() -> str:
-    from ingest.openfootball import import_files
-
     return import_files(
         [SAMPLES / "football" / "2018-19" / "en.1.json"], code="epl", name="Premier League"
     ).line()
 
 
 def _games() -> str:
-    from ingest.games import games_import
-
     # Hand-made, see samples/games/README.md: a few sports, medals, a dead heat, a DNS.
     return games_import(
         directory=SAMPLES / "games", code="sample-games", name="Sample Games (hand-made)"
@@ -30,15 +31,11 @@ def _games() -> str:
 
 
 def _catalogue() -> str:
-    from ingest.collectors.sample import load_catalogue_sample
-
     # Hand-made, see samples/catalogue/README.md: four airports, one bottle in four wordings.
     return load_catalogue_sample()
 
 
 def _cricket() -> str:
-    from ingest.cricsheet.importer import import_paths
-
     # Thirty real matches chosen for their edge cases, see samples/cricket/README.md.
     summary = import_paths([SAMPLES / "cricket"])
     if summary.rejected:

@@ -3,6 +3,10 @@ out. Registered through ``CELERY_IMPORTS`` (this module is not the app's ``tasks
 
 from celery import shared_task
 
+from ingest.cricsheet.importer import import_paths
+from ingest.games import games_import
+from ingest.openfootball import import_files
+
 
 @shared_task(name="ingest.import_openfootball", acks_late=True)
 def import_openfootball_task(
@@ -12,8 +16,6 @@ def import_openfootball_task(
     returns the import's summary line. Safe to retry: the import is idempotent."""
     from pathlib import Path
 
-    from ingest.openfootball import import_files
-
     return import_files([Path(p) for p in paths], code=code, name=name, config=config).line()
 
 
@@ -21,7 +23,6 @@ def import_openfootball_task(
 def import_games_task(directory: str, code: str, name: str) -> str:
     """Import a Games directory (the same code as ``manage.py import_games``); returns the
     import's summary line. Safe to retry: the import is idempotent and all-or-nothing."""
-    from ingest.games import games_import
 
     return games_import(directory=directory, code=code, name=name).line()
 
@@ -31,6 +32,5 @@ def import_cricsheet_task(paths: list[str]) -> str:
     """Import Cricsheet match files (the same code as ``manage.py import_cricsheet``);
     returns the summary line. Safe to retry: an unchanged file writes nothing and each
     match is all-or-nothing."""
-    from ingest.cricsheet.importer import import_paths
 
     return import_paths(paths).line()

@@ -159,7 +159,6 @@ def stored_objects_expire(*, now: datetime | None = None, limit: int = 1000) -> 
     One transaction per object, its row locked (``SKIP LOCKED``: two runs at once share the
     work). The bytes are deleted before the row is marked; a crash in between leaves the row
     retained and the next run deletes again (deleting a missing file is a no-op)."""
-    from accounts.services import audit_record
 
     now = now or timezone.now()
     storage = object_storage()

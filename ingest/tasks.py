@@ -6,6 +6,7 @@ from celery import shared_task
 
 from catalogue.collection_records import Source
 from ingest.collectors.services import SourceDisabled, source_collect
+from ingest.storage import stored_objects_expire as expire
 
 
 @shared_task(name="ingest.collect_source", acks_late=True)
@@ -36,6 +37,5 @@ def collect_enabled_sources() -> list[str]:
 @shared_task(name="ingest.stored_objects_expire")
 def stored_objects_expire() -> int:
     """The beat entry: delete the bytes of expired stored objects, keep their rows."""
-    from ingest.storage import stored_objects_expire as expire
 
     return expire()

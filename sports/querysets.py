@@ -94,12 +94,12 @@ class FixtureQuerySet(models.QuerySet):
         )
 
     def with_competitors(self) -> FixtureQuerySet:
-        from sports.models import FixtureCompetitor
-
+        # The model through the relation: sports.models imports this module.
+        competitors = self.model._meta.get_field("competitors").related_model
         return self.select_related("sport", "competition", "venue").prefetch_related(
             models.Prefetch(
                 "competitors",
-                queryset=FixtureCompetitor.objects.select_related("participant").order_by(
+                queryset=competitors.objects.select_related("participant").order_by(
                     "parent_id", "ordinal", "id"
                 ),
             )

@@ -42,10 +42,12 @@ from accounts.services import (
 )
 from accounts.tests.factories import StaffFactory, UserFactory
 from catalogue import services as catalogue
-from catalogue.models import MergeLevel, Product
+from catalogue.models import Product
 from cricket.corrections import delivery_correct
 from cricket.models import Delivery
 from cricket.tests.factories import seed_dismissal_kinds
+from curation.models import MergeLevel
+from curation.services import merge_candidate_propose
 from discussions import services as discussions
 from discussions.tests.factories import (
     ArticleFactory,
@@ -101,7 +103,7 @@ def rows(django_db_setup, django_db_blocker):
         catalogue.override_set(
             product=first, field="name", value="Walk Gin", actor=staff, reason="label says so"
         )
-        catalogue.merge_candidate_propose(
+        merge_candidate_propose(
             level=MergeLevel.PRODUCT, left_id=first.pk, right_id=second.pk, score=0.9,
             why="same bottle", actor=None,
         )  # fmt: skip
@@ -194,20 +196,20 @@ def may_open(user, model_admin) -> bool:
 
 # Actions that ask for a named right rather than a model permission, and the right of the
 # role table each stands for (see each admin's ``has_<name>_permission``).
-def _catalogue(action: str):
-    return lambda user: action in role_app_actions(user.role).get("catalogue", ())
+def _app(label: str, action: str):
+    return lambda user: action in role_app_actions(user.role).get(label, ())
 
 
 NAMED_RIGHTS = {
     "administer": lambda user: role_may(user.role, Capability.ADMINISTER),
     "review": lambda user: user_can(user, Capability.REVIEW),
     "moderate": lambda user: role_may(user.role, Capability.EDIT),
-    # catalogue.services: EDIT_PERMISSION (add a merge) and DECIDE_PERMISSION (change a
-    # merge candidate).
-    "curate": _catalogue("add"),
-    "merge": _catalogue("add"),
-    "unmerge": _catalogue("add"),
-    "decide": _catalogue("change"),
+    # catalogue.services.EDIT_PERMISSION (add a merge) and
+    # curation.services.DECIDE_PERMISSION (change a merge candidate).
+    "curate": _app("catalogue", "add"),
+    "merge": _app("catalogue", "add"),
+    "unmerge": _app("catalogue", "add"),
+    "decide": _app("curation", "change"),
 }
 
 

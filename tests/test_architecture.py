@@ -69,6 +69,7 @@ def test_the_import_contract_holds_for_the_tree():
         ("curation", "catalogue"),
         ("curation", "sports"),
         ("accounts", "curation"),
+        ("cricket", "curation"),
     ],
 )
 def test_the_contract_refuses_a_wrong_way_import(tmp_path, importer, imported):

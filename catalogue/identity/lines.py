@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from catalogue.identity import quantity as q
 from catalogue.identity.text import fold, words
 
 BEAUTY_VERTICALS = frozenset({"fragrance", "beauty"})
@@ -216,8 +217,6 @@ NO_VARIATION = Variation(canonical="", raw="", concentration=None)
 
 
 def _strip_quantities(text: str) -> str:
-    from catalogue.identity import quantity as q
-
     text = q._normalise(text)
     text = q._PROMO.sub(" ", text)
     text = q._PACK_BEFORE.sub(" ", text)

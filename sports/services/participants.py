@@ -16,9 +16,11 @@ from django.utils.text import slugify
 from omnium.models import uuid7
 from sports.identity import normalise_name, participant_fingerprint
 from sports.models import (
+    Competition,
     CompetitionEntry,
     EntityType,
     ExternalIdMap,
+    Fixture,
     FixtureCompetitor,
     LinkOrigin,
     Membership,
@@ -29,6 +31,7 @@ from sports.models import (
     Sport,
     StatLine,
     UnmatchedRow,
+    Venue,
 )
 from sports.querysets import follow_merges
 from sports.services.common import Actor, actor_label, audit_person, lock_merge_pair
@@ -194,8 +197,6 @@ def participant_merge(
     loser.merged_into = survivor
     loser.identity_hash = None  # the fingerprint now belongs to the survivor alone
     loser.save(update_fields=["merged_into", "identity_hash", "updated_at"])
-
-    from sports.models import Fixture
 
     payload = {"loser": str(loser.pk), "survivor": str(survivor.pk), "note": note}
     audit_person(actor, action="participant.merge", entity=loser, key=loser.pk, detail=payload)
@@ -370,7 +371,6 @@ def _why_unmatched(
 
 def dangling_external_ids() -> list[ExternalIdMap]:
     """Map rows whose target row no longer exists (one query per entity type)."""
-    from sports.models import Competition, Fixture, Sport, Venue
 
     targets: dict[EntityType, type[Sport | Competition | Fixture | Participant | Venue]] = {
         EntityType.SPORT: Sport,

@@ -34,8 +34,8 @@ from sports.models import (
 from sports.plugins.base import fixture_day
 from sports.querysets import follow_merges
 from sports.results import head_to_head_outcomes
-from sports.services.common import Actor, actor_user
-from sports.services.fixtures import CompetitorSpec, fixture_create
+from sports.services.common import Actor, actor_user, audit_person
+from sports.services.fixtures import CompetitorSpec, _create_competitors, fixture_create
 from sports.services.participants import external_id_link
 from sports.services.timeline import timeline_append
 
@@ -156,8 +156,6 @@ def fixture_import(
         fixture.first_seen_in = submission
         changed["first_seen_in"] = str(submission.pk)
     if "competitors" not in pinned and competitors and not fixture.competitors.exists():
-        from sports.services.fixtures import _create_competitors
-
         _create_competitors(fixture, competitors)
         changed["competitors"] = len(competitors)
     if changed:
@@ -432,7 +430,6 @@ def fixture_award(
     """Record an awarded result (a walkover, a forfeit) decided by a person: the winner
     ranks 1 with win method AWARDED, the other side 2. The ranks and win method are pinned
     so a re-import keeps the decision; the fixture's result says it was awarded."""
-    from sports.services.common import audit_person
 
     if not reason:
         raise ValidationError({"reason": "An awarded result needs a reason."})

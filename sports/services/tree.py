@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Q
 
-from sports.models import Competition, CompetitionStatus, Fixture, Sport
+from sports.models import Competition, CompetitionStatus, Fixture, Sport, StatTable
 from sports.services.common import Actor, audit_person
 from sports.services.timeline import LogEntry, timeline_append, timeline_open
 
@@ -368,8 +368,6 @@ def competition_update(*, node: Competition, changes: dict[str, Any], actor: Act
     inherited codes clears the cached tables of the node, its ancestors and its subtree,
     because they fold under those rules.
     """
-    from sports.models import StatTable
-    from sports.services.common import audit_person
 
     unknown = set(changes) - set(COMPETITION_EDITABLE)
     if unknown:
