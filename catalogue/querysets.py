@@ -9,6 +9,8 @@ from django.db import models
 from django.db.models import OuterRef, Q, Subquery
 from django.db.models.functions import JSONObject
 
+from omnium.models import related_rows
+
 
 class LocationQuerySet(models.QuerySet):
     def visible(self):
@@ -28,10 +30,9 @@ class ProductQuerySet(models.QuerySet):
 
     def visible(self):
         """Live products with at least one listing the public may see."""
-        # The model through the relation: catalogue.models imports this module.
-        listings = self.model._meta.get_field("listings").related_model
+        listings = related_rows(self.model, "listings")
         return self.canonical().filter(
-            pk__in=listings.objects.visible().values("product_id"),
+            pk__in=listings.visible().values("product_id"),
         )
 
     def search(self, text: str):
@@ -85,7 +86,7 @@ class ListingQuerySet(models.QuerySet):
         fresh = self._result_cache is None
         super()._fetch_all()
         if fresh and self._with_latest and self._result_cache:
-            observations = self.model._meta.get_field("observations").related_model
+            observations = related_rows(self.model, "observations").model
             for listing in self._result_cache:
                 if isinstance(listing, models.Model):
                     listing.latest = _observation_from_json(
@@ -108,9 +109,11 @@ class ListingQuerySet(models.QuerySet):
         observation stored (``make bench-prices`` times it at 10M observations). Separate
         correlated subqueries per column cost more to compile than to run.
         """
-        # The model through the relation: catalogue.models imports this module.
-        observations = self.model._meta.get_field("observations").related_model
-        latest = observations.objects.filter(listing=OuterRef("pk")).order_by("-observed_at")
+        latest = (
+            related_rows(self.model, "observations")
+            .filter(listing=OuterRef("pk"))
+            .order_by("-observed_at")
+        )
         row = JSONObject(**{name: name for name in LATEST_FIELDS})
         clone = self.annotate(latest_observation=Subquery(latest.values(row=row)[:1]))
         clone._with_latest = True

@@ -6,6 +6,8 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import Count, F, OuterRef, Q, Subquery
 
+from omnium.models import related_rows
+
 if TYPE_CHECKING:
     # models.py imports this module, so the models are named here for mypy only; ruff does
     # not see the quoted names in the class bases, hence the noqa.
@@ -29,9 +31,11 @@ class ThreadQuerySet(models.QuerySet["Thread"]):
         """Annotate ``unread_count``: live comments by others newer than ``user``'s last
         open of the thread (all of them if never opened). Computed from ``ThreadRead`` on
         every read; nothing stores a count that could drift."""
-        # The model through the relation: discussions.models imports this module.
-        reads = self.model._meta.get_field("reads").related_model
-        last_read = reads.objects.filter(thread=OuterRef("pk"), user=user).values("read_at")
+        last_read = (
+            related_rows(self.model, "reads")
+            .filter(thread=OuterRef("pk"), user=user)
+            .values("read_at")
+        )
         return self.annotate(last_read_at=Subquery(last_read[:1])).annotate(
             unread_count=Count(
                 "comments",

@@ -34,3 +34,15 @@ class TimestampedModel(models.Model):
 
     class Meta:
         abstract = True
+
+
+def related_rows(model: type[models.Model], relation: str) -> models.Manager[models.Model]:
+    """The default manager of the model at the other end of ``model``'s ``relation``.
+
+    A queryset module that its own app's models module imports cannot import those models
+    back; it reaches them through the relation instead, once the registry has loaded them.
+    """
+    other = model._meta.get_field(relation).related_model
+    if not isinstance(other, type) or not issubclass(other, models.Model):
+        raise LookupError(f"{model._meta.label}.{relation} leads to no model")
+    return other._default_manager

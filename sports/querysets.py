@@ -11,6 +11,7 @@ from mptt.querysets import TreeQuerySet
 
 from accounts.access import competitions_for, effective_role
 from accounts.models import Capability, Role
+from omnium.models import related_rows
 
 if TYPE_CHECKING:
     from sports.models import Competition
@@ -94,12 +95,11 @@ class FixtureQuerySet(models.QuerySet):
         )
 
     def with_competitors(self) -> FixtureQuerySet:
-        # The model through the relation: sports.models imports this module.
-        competitors = self.model._meta.get_field("competitors").related_model
+        competitors = related_rows(self.model, "competitors")
         return self.select_related("sport", "competition", "venue").prefetch_related(
             models.Prefetch(
                 "competitors",
-                queryset=competitors.objects.select_related("participant").order_by(
+                queryset=competitors.select_related("participant").order_by(
                     "parent_id", "ordinal", "id"
                 ),
             )
