@@ -25,10 +25,11 @@ from typing import TypeAlias
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import CharField, Q
 from django.db.models.functions import Cast
 from django.utils import timezone
+from mptt.models import MPTTModel
 
 from accounts.acting import may_act_as_others
 from accounts.models import (
@@ -57,14 +58,17 @@ from accounts.services import (
 from accounts.subjects import subject_digest
 
 # A sports.Competition: accounts names that model only through its foreign keys (see
-# ``_competition_model``), so annotations use the base class.
-Competition: TypeAlias = models.Model
+# ``_competition_model``): importing it, even for mypy alone, would be an arrow up the
+# import contract. The nearest class this layer may name is its base, a django-mptt node
+# (the tree reads here need ``get_ancestors`` and the nested-set columns). django-mptt
+# ships no types, so mypy checks competition values no further than that.
+Competition: TypeAlias = MPTTModel
 
 SCOPED_ROLES = tuple(role for role, rights in ROLE_TABLE.items() if rights.scoped)
 TOMBSTONE_PREFIX = "deleted-"
 
 
-def _competition_model() -> type[models.Model]:
+def _competition_model() -> type[Competition]:
     # The competition model is reached through the access request's foreign key, whose
     # target is a lazy string: accounts then depends on sports only through its schema,
     # never through an import, so sports (and cricket above it) may import accounts.
@@ -272,7 +276,9 @@ def competition_grant_revoke(
     return _grant_revoke(user=user, competition=competition, actor=actor, reason=reason)
 
 
-def _grant_revoke(*, user: User, competition: Competition | None, actor, reason: str) -> bool:
+def _grant_revoke(
+    *, user: User, competition: Competition | None, actor: User | None, reason: str
+) -> bool:
     """The revocation itself, for callers that have checked the actor (the account's own
     deletion revokes its grants without the owner being an administrator)."""
     reason = reason.strip()
