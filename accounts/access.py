@@ -23,12 +23,14 @@ from __future__ import annotations
 import secrets
 from typing import TypeAlias
 
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import CharField, Q
 from django.db.models.functions import Cast
 from django.utils import timezone
+from mptt.models import MPTTModel
 
 from accounts.acting import may_act_as_others
 from accounts.models import (
@@ -57,14 +59,17 @@ from accounts.services import (
 from accounts.subjects import subject_digest
 
 # A sports.Competition: accounts names that model only through its foreign keys (see
-# ``_competition_model``), so annotations use the base class.
-Competition: TypeAlias = models.Model
+# ``_competition_model``): importing it, even for mypy alone, would be an arrow up the
+# import contract. The nearest class this layer may name is its base, a django-mptt node
+# (the tree reads here need ``get_ancestors`` and the nested-set columns). django-mptt
+# ships no types, so mypy checks competition values no further than that.
+Competition: TypeAlias = MPTTModel
 
 SCOPED_ROLES = tuple(role for role, rights in ROLE_TABLE.items() if rights.scoped)
 TOMBSTONE_PREFIX = "deleted-"
 
 
-def _competition_model() -> type[models.Model]:
+def _competition_model() -> type[Competition]:
     # The competition model is reached through the access request's foreign key, whose
     # target is a lazy string: accounts then depends on sports only through its schema,
     # never through an import, so sports (and cricket above it) may import accounts.
@@ -78,17 +83,35 @@ def _competition_type() -> ContentType:
 # --- reading: the one selector ------------------------------------------------------------
 
 
-def effective_role(user) -> str | None:
+def _able_account(user: User | AnonymousUser | None) -> User | None:
+    """``user`` when it is an account that can sign in; None for anyone who may do nothing
+    beyond reading publicly (anonymous, disabled, invited, deleted)."""
+    return user if isinstance(user, User) and user.can_sign_in else None
+
+
+def _role_of(account: User) -> str:
+    return Role.ADMIN if account.is_superuser else account.role
+
+
+def effective_role(user: User | AnonymousUser | None) -> str | None:
     """The role checks use, or None for anyone who may do nothing beyond reading publicly
     (anonymous, disabled, invited, deleted)."""
-    if user is None or not getattr(user, "is_authenticated", False) or not user.can_sign_in:
+    account = _able_account(user)
+    return None if account is None else _role_of(account)
+
+
+def _capable(user: User | AnonymousUser | None, capability: str) -> tuple[User, str] | None:
+    """The account and its effective role when that role has ``capability`` at all."""
+    account = _able_account(user)
+    if account is None:
         return None
-    if user.is_superuser:
-        return Role.ADMIN
-    return user.role
+    role = _role_of(account)
+    if not role_may(role, Capability(capability)):
+        return None
+    return account, role
 
 
-def _scoped_grants(user: User, capability: str):
+def _scoped_grants(user: User, capability: str) -> models.QuerySet[AccountGrant]:
     return AccountGrant.objects.filter(
         user=user,
         subject_type=_competition_type(),
@@ -96,15 +119,18 @@ def _scoped_grants(user: User, capability: str):
     )
 
 
-def user_can(user, capability: str, competition: Competition | None = None) -> bool:
+def user_can(
+    user: User | AnonymousUser | None, capability: str, competition: Competition | None = None
+) -> bool:
     """Whether ``user`` may ``capability`` on ``competition`` (or, with None, on at least
     one competition: whether to show them the way in at all). At most one query."""
-    role = effective_role(user)
-    if role is None or not role_may(role, Capability(capability)):
+    capable = _capable(user, capability)
+    if capable is None:
         return False
+    account, role = capable
     if role not in SCOPED_ROLES:
         return True
-    grants = _scoped_grants(user, capability)
+    grants = _scoped_grants(account, capability)
     if competition is None:
         return grants.exists()
     covering = (
@@ -115,27 +141,31 @@ def user_can(user, capability: str, competition: Competition | None = None) -> b
     return grants.filter(Q(subject_id=ALL_SUBJECTS) | Q(subject_id__in=covering)).exists()
 
 
-def user_can_everywhere(user, capability: str) -> bool:
+def user_can_everywhere(user: User | AnonymousUser | None, capability: str) -> bool:
     """Whether ``user`` may ``capability`` on every competition, including ones not made
     yet: an unscoped role (editor, administrator), or a grant on ``"*"``. At most one query."""
-    role = effective_role(user)
-    if role is None or not role_may(role, Capability(capability)):
+    capable = _capable(user, capability)
+    if capable is None:
         return False
+    account, role = capable
     if role not in SCOPED_ROLES:
         return True
-    return _scoped_grants(user, capability).filter(subject_id=ALL_SUBJECTS).exists()
+    return _scoped_grants(account, capability).filter(subject_id=ALL_SUBJECTS).exists()
 
 
-def competitions_for(user, capability: str):
+def competitions_for(
+    user: User | AnonymousUser | None, capability: str
+) -> models.QuerySet[Competition]:
     """The competitions ``user`` may ``capability`` on, as a queryset (a reviewer's queue,
     a submitter's choice of target). Grants cover subtrees: one range condition each."""
     competitions = _competition_model().objects.all()
-    role = effective_role(user)
-    if role is None or not role_may(role, Capability(capability)):
+    capable = _capable(user, capability)
+    if capable is None:
         return competitions.none()
+    account, role = capable
     if role not in SCOPED_ROLES:
         return competitions
-    keys = list(_scoped_grants(user, capability).values_list("subject_id", flat=True))
+    keys = list(_scoped_grants(account, capability).values_list("subject_id", flat=True))
     if ALL_SUBJECTS in keys:
         return competitions
     nodes = competitions.filter(pk__in=keys).values_list("tree_id", "lft", "rght")
@@ -272,7 +302,9 @@ def competition_grant_revoke(
     return _grant_revoke(user=user, competition=competition, actor=actor, reason=reason)
 
 
-def _grant_revoke(*, user: User, competition: Competition | None, actor, reason: str) -> bool:
+def _grant_revoke(
+    *, user: User, competition: Competition | None, actor: User | None, reason: str
+) -> bool:
     """The revocation itself, for callers that have checked the actor (the account's own
     deletion revokes its grants without the owner being an administrator)."""
     reason = reason.strip()

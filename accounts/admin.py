@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
@@ -12,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts import access, services
-from accounts.acting import may_act_as_others
+from accounts.acting import keyboard_user, may_act_as_others
 from accounts.forms import ReasonForm
 from accounts.models import (
     ALL_SUBJECTS,
@@ -29,7 +31,18 @@ from accounts.models import (
     EmailSend,
     User,
 )
-from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form
+from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, console_actor
+
+if TYPE_CHECKING:
+    # Typing-only: django-stubs' helper for a model row carrying queryset annotations.
+    from django_stubs_ext import WithAnnotations
+
+
+class _ConsumerCounts(TypedDict):
+    """What ``ApiConsumerAdmin.get_queryset`` annotates on each consumer."""
+
+    live_key_count: int
+    requests_today_total: int | None
 
 
 class InviteAdminForm(forms.ModelForm):
@@ -51,7 +64,8 @@ class UserAdmin(BaseUserAdmin):
     list_filter = ("role", "status", "is_staff", "is_superuser")
     search_fields = ("username", "display_name", "email")
     fieldsets = (
-        *BaseUserAdmin.fieldsets,
+        # Django's own user admin always sets its fieldsets; the stubs allow None.
+        *(BaseUserAdmin.fieldsets or ()),
         (
             "omnium",
             {
@@ -81,7 +95,7 @@ class UserAdmin(BaseUserAdmin):
         if not change:
             data = form.cleaned_data
             invited = services.account_invite(
-                actor=request.real_user,
+                actor=console_actor(request),
                 username=data["username"],
                 email=data["email"],
                 display_name=data.get("display_name", ""),
@@ -96,10 +110,12 @@ class UserAdmin(BaseUserAdmin):
             new_status, new_role = obj.status, obj.role
             obj.status, obj.role = form.initial["status"], form.initial["role"]
             super().save_model(request, obj, form, change)
-            services.account_status_set(user=obj, status=new_status, actor=request.real_user)
+            services.account_status_set(user=obj, status=new_status, actor=console_actor(request))
             if new_role != obj.role:
                 try:
-                    access.account_role_change(user=obj, role=new_role, actor=request.real_user)
+                    access.account_role_change(
+                        user=obj, role=new_role, actor=console_actor(request)
+                    )
                 except ValidationError as error:
                     # The form is past validation here: refuse the whole request; the change
                     # view's transaction then undoes the rest of this edit too.
@@ -109,11 +125,11 @@ class UserAdmin(BaseUserAdmin):
             super().save_model(request, obj, form, change)
 
     def has_administer_permission(self, request: HttpRequest) -> bool:
-        return may_act_as_others(request.real_user)
+        return may_act_as_others(keyboard_user(request))
 
     @admin.action(description="Act as this account (support)", permissions=["administer"])
     def act_as(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        if not may_act_as_others(request.real_user):
+        if not may_act_as_others(keyboard_user(request)):
             raise PermissionDenied
         if queryset.count() != 1:
             self.message_user(request, "Choose exactly one account.", messages.ERROR)
@@ -126,7 +142,7 @@ class UserAdmin(BaseUserAdmin):
         try:
             services.acting_as_start(
                 session=request.session,
-                actor=request.real_user,
+                actor=console_actor(request),
                 target=queryset.get(),
                 reason=form.cleaned_data["reason"],
             )
@@ -148,13 +164,12 @@ class UserAdmin(BaseUserAdmin):
                 self, request, queryset, title="Delete accounts", action="tombstone", form=form
             )
         count = 0
+        actor = console_actor(request)
         for user in queryset:
-            if user.pk == request.real_user.pk:
+            if user.pk == actor.pk:
                 self.message_user(request, "You cannot delete your own account here.", "error")
                 continue
-            access.account_tombstone(
-                user=user, actor=request.real_user, reason=form.cleaned_data["reason"]
-            )
+            access.account_tombstone(user=user, actor=actor, reason=form.cleaned_data["reason"])
             count += 1
         self.message_user(request, f"{count} accounts deleted.")
         return None
@@ -162,7 +177,7 @@ class UserAdmin(BaseUserAdmin):
     @admin.action(description="E-mail a password reset link", permissions=["administer"])
     def send_reset_link(self, request: HttpRequest, queryset) -> None:
         for user in queryset:
-            services.account_token_issue(user=user, purpose="reset", actor=request.real_user)
+            services.account_token_issue(user=user, purpose="reset", actor=console_actor(request))
         self.message_user(request, f"Reset links sent to {queryset.count()} accounts.")
 
 
@@ -201,7 +216,7 @@ class AccountSessionAdmin(ReadOnlyAdmin):
         return obj.key_digest[:12]
 
     def has_administer_permission(self, request: HttpRequest) -> bool:
-        return may_act_as_others(request.real_user)
+        return may_act_as_others(keyboard_user(request))
 
     @admin.action(description="Revoke (sign out) with a reason", permissions=["administer"])
     def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
@@ -212,7 +227,7 @@ class AccountSessionAdmin(ReadOnlyAdmin):
             )
         for session in queryset:
             services.session_revoke(
-                session=session, actor=request.real_user, reason=form.cleaned_data["reason"]
+                session=session, actor=console_actor(request), reason=form.cleaned_data["reason"]
             )
         self.message_user(request, f"{queryset.count()} sessions revoked.")
         return None
@@ -240,7 +255,7 @@ class AccountGrantAdmin(admin.ModelAdmin):
         return False
 
     def has_administer_permission(self, request: HttpRequest) -> bool:
-        return may_act_as_others(request.real_user)
+        return may_act_as_others(keyboard_user(request))
 
     @admin.action(description="Revoke competition access with a reason", permissions=["administer"])
     def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
@@ -266,7 +281,7 @@ class AccountGrantAdmin(admin.ModelAdmin):
             access.competition_grant_revoke(
                 user=grant.user,
                 competition=competition,
-                actor=request.real_user,
+                actor=console_actor(request),
                 reason=form.cleaned_data["reason"],
             )
             revoked += 1
@@ -308,23 +323,23 @@ class AdministratorsOnly:
     """Consumers and keys are credentials to the whole API: only administrators see them."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return may_act_as_others(request.real_user)
+        return may_act_as_others(keyboard_user(request))
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return may_act_as_others(request.real_user)
+        return may_act_as_others(keyboard_user(request))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return may_act_as_others(request.real_user)
+        return may_act_as_others(keyboard_user(request))
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return may_act_as_others(request.real_user)
+        return may_act_as_others(keyboard_user(request))
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         # Keys and usage are records of who could call and who did: never deleted.
         return False
 
     def has_administer_permission(self, request: HttpRequest) -> bool:
-        return may_act_as_others(request.real_user)
+        return may_act_as_others(keyboard_user(request))
 
 
 def _key_issued_page(modeladmin, request, issued: list, *, continue_url: str) -> HttpResponse:
@@ -407,20 +422,22 @@ class ApiConsumerAdmin(AdministratorsOnly, admin.ModelAdmin):
         )
 
     @admin.display(description="live keys", ordering="live_key_count")
-    def live_keys(self, obj: ApiConsumer) -> int:
+    def live_keys(self, obj: WithAnnotations[ApiConsumer, _ConsumerCounts]) -> int:
         return obj.live_key_count
 
     @admin.display(description="requests today (UTC)", ordering="requests_today_total")
-    def requests_today(self, obj: ApiConsumer) -> int:
+    def requests_today(self, obj: WithAnnotations[ApiConsumer, _ConsumerCounts]) -> int:
         return obj.requests_today_total or 0
 
     def save_model(self, request, obj, form, change):
         # Writes go through the services so they are validated and audited in one place.
         values = {name: form.cleaned_data[name] for name in services.API_CONSUMER_FIELDS}
         if change:
-            saved = services.api_consumer_change(consumer=obj, actor=request.real_user, **values)
+            saved = services.api_consumer_change(
+                consumer=obj, actor=console_actor(request), **values
+            )
         else:
-            saved = services.api_consumer_create(actor=request.real_user, **values)
+            saved = services.api_consumer_create(actor=console_actor(request), **values)
             # The admin continues with ``obj`` (its redirect needs the key).
             obj.pk = saved.pk
             obj._state.adding = False
@@ -431,7 +448,7 @@ class ApiConsumerAdmin(AdministratorsOnly, admin.ModelAdmin):
     )
     def issue_key(self, request: HttpRequest, queryset) -> HttpResponse:
         issued = [
-            services.api_key_issue(consumer=consumer, actor=request.real_user)
+            services.api_key_issue(consumer=consumer, actor=console_actor(request))
             for consumer in queryset
         ]
         return _key_issued_page(
@@ -492,7 +509,7 @@ class ApiKeyAdmin(AdministratorsOnly, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         key, plaintext = services.api_key_issue(
             consumer=form.cleaned_data["consumer"],
-            actor=request.real_user,
+            actor=console_actor(request),
             expires_at=form.cleaned_data["expires_at"],
         )
         obj.pk = key.pk
@@ -518,7 +535,7 @@ class ApiKeyAdmin(AdministratorsOnly, admin.ModelAdmin):
             )
         for key in queryset:
             services.api_key_revoke(
-                key=key, actor=request.real_user, reason=form.cleaned_data["reason"]
+                key=key, actor=console_actor(request), reason=form.cleaned_data["reason"]
             )
         self.message_user(request, f"{queryset.count()} keys revoked.")
         return None
@@ -578,7 +595,7 @@ class AccessRequestAdmin(AdministratorsOnly, admin.ModelAdmin):
         done = 0
         for item in queryset.filter(status=AccessRequestStatus.PENDING):
             try:
-                access.access_request_approve(request=item, actor=request.real_user)
+                access.access_request_approve(request=item, actor=console_actor(request))
                 done += 1
             except ValidationError as error:
                 self.message_user(request, f"{item}: {'; '.join(error.messages)}", "error")
@@ -594,7 +611,7 @@ class AccessRequestAdmin(AdministratorsOnly, admin.ModelAdmin):
         pending = queryset.filter(status=AccessRequestStatus.PENDING)
         for item in pending:
             access.access_request_reject(
-                request=item, actor=request.real_user, reason=form.cleaned_data["reason"]
+                request=item, actor=console_actor(request), reason=form.cleaned_data["reason"]
             )
         self.message_user(request, f"{len(pending)} requests rejected.")
         return None

@@ -28,9 +28,11 @@ class PseudonymousAxesHandler(AxesDatabaseHandler):
 
     @staticmethod
     def _strip(request: HttpRequest | None) -> None:
+        # Axes' own request attributes (set by its middleware), which HttpRequest does not
+        # declare: set by name.
         if request is not None:
-            request.axes_user_agent = ""
-            request.axes_http_accept = ""
+            setattr(request, "axes_user_agent", "")  # noqa: B010
+            setattr(request, "axes_http_accept", "")  # noqa: B010
 
     def user_login_failed(self, sender, credentials, request=None, **kwargs):
         self._strip(request)

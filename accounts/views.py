@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts import access, services
+from accounts.acting import acting_as_target, keyboard_user
 from accounts.forms import (
     SUBSCRIBE_CONSENT,
     AccessRequestForm,
@@ -19,6 +20,7 @@ from accounts.forms import (
 )
 from accounts.models import AccessRequest, AccountGrant, AccountSession, Role
 from accounts.sessions import key_digest
+from omnium.auth import signed_in
 
 _unsubscribe_signer = TimestampSigner(salt="accounts.unsubscribe")
 
@@ -64,16 +66,16 @@ def acting_as_stop(request: HttpRequest) -> HttpResponse:
     """Where a support person ends acting as someone (the console may be out of reach
     while they are someone without console access)."""
     if request.method == "POST":
-        services.acting_as_stop(session=request.session, actor=request.real_user)
+        services.acting_as_stop(session=request.session, actor=signed_in(keyboard_user(request)))
         return redirect("admin:index")
-    return render(request, "accounts/acting_as.html", {"acting_as": request.acting_as})
+    return render(request, "accounts/acting_as.html", {"acting_as": acting_as_target(request)})
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def my_sessions(request: HttpRequest) -> HttpResponse:
     """The browsers signed in as me, and a way to sign any of them out."""
-    person = request.real_user
+    person = signed_in(keyboard_user(request))
     current = key_digest(request.session.session_key or "")
     live = AccountSession.objects.filter(user=person).live()
     if request.method == "POST":
@@ -123,7 +125,7 @@ def my_access(request: HttpRequest) -> HttpResponse:
     """What I may submit or review, my requests for submitter access and their answers,
     and a form to ask for a competition. Asking grants nothing until an administrator
     approves."""
-    person = request.real_user
+    person = signed_in(keyboard_user(request))
     form = AccessRequestForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

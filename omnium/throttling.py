@@ -15,12 +15,20 @@ from rest_framework.throttling import BaseThrottle
 
 
 class AdmissionAnswer(Protocol):
-    """One counted request: admitted or not, and the limit to report in the headers."""
+    """One counted request: admitted or not, and the limit to report in the headers.
 
-    allowed: bool
-    limit: int
-    remaining: int
-    reset_seconds: int
+    Read-only, as the throttle only reads it: an immutable answer (a frozen dataclass)
+    qualifies.
+    """
+
+    @property
+    def allowed(self) -> bool: ...
+    @property
+    def limit(self) -> int: ...
+    @property
+    def remaining(self) -> int: ...
+    @property
+    def reset_seconds(self) -> int: ...
 
 
 class AdmissionThrottle(BaseThrottle):

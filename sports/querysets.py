@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from uuid import UUID
 
 from django.db import models
 from django.db.models import OuterRef, Subquery
@@ -115,15 +116,23 @@ class ParticipantQuerySet(models.QuerySet):
         return self.filter(models.Q(sports__sport=sport) | models.Q(sports__isnull=True)).distinct()
 
 
-def follow_merges(model: type[models.Model], pk, *, limit: int = 32):
-    """The surviving row's primary key for ``pk``, following ``merged_into`` links."""
-    seen = []
+def follow_merges(model: type[models.Model], pk: UUID | str, *, limit: int = 32) -> UUID | str:
+    """The surviving row's primary key for ``pk``, following ``merged_into`` links.
+
+    ``model`` has a ``merged_into`` self-reference; its default manager (``objects`` on every
+    such model) is what is read. ``pk`` comes back as given when that row was never merged.
+    """
+    seen: list[UUID | str] = []
     current = pk
     while current is not None:
         if current in seen or len(seen) >= limit:
             raise ValueError(f"{model.__name__} merge chain loops or is too long at {pk}")
         seen.append(current)
-        nxt = model.objects.filter(pk=current).values_list("merged_into_id", flat=True).first()
+        nxt = (
+            model._default_manager.filter(pk=current)
+            .values_list("merged_into_id", flat=True)
+            .first()
+        )
         if nxt is None:
             return current
         current = nxt

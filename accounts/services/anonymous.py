@@ -44,9 +44,9 @@ def api_anonymous_admit(*, address: str, at: datetime) -> Admission:
     """
     source = daily_pseudonym(address, at=at, scope="anonymous-api")
     start, end = usage_bucket(at, ApiUsagePeriod.MINUTE)
-    source_limit = settings.API_ANON_PER_MINUTE
+    source_limit: int = settings.API_ANON_PER_MINUTE
     minutes, sources = AnonymousMinute._meta.db_table, AnonymousSourceMinute._meta.db_table
-    params = {
+    params: dict[str, datetime | str | int] = {
         "start": start,
         "source": source,
         "source_limit": source_limit,

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+from mptt.models import MPTTModel
 
 from accounts.models import (
     AccessHistory,
@@ -32,8 +33,9 @@ def _json_safe(detail: Mapping[str, Any] | None) -> dict[str, Any]:
     # the same encoder as the rest of Django keeps their text forms familiar in the admin.
     if not detail:
         return {}
-
-    return json.loads(json.dumps(dict(detail), cls=DjangoJSONEncoder))
+    # A JSON object in, so a JSON object out.
+    plain: dict[str, Any] = json.loads(json.dumps(dict(detail), cls=DjangoJSONEncoder))
+    return plain
 
 
 def audit_record(
@@ -72,7 +74,7 @@ def access_history_record(
     event: str,
     role_before: str = "",
     role_after: str = "",
-    competition: models.Model | None = None,
+    competition: MPTTModel | None = None,
     every_competition: bool = False,
     request: AccessRequest | None = None,
     reason: str = "",
@@ -80,8 +82,8 @@ def access_history_record(
     """Append one access-history row (who may submit, review or edit what, and who said so).
 
     Call it inside the transaction of the change it records. ``competition`` is a
-    ``sports.Competition``; it is typed loosely because accounts reaches that model only
-    through its foreign keys.
+    ``sports.Competition``, typed as its base class (a django-mptt node) because accounts
+    reaches that model only through its foreign keys (``accounts.access.Competition``).
     """
     return AccessHistory.objects.create(
         user=user,
