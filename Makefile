@@ -53,9 +53,10 @@ web: services ## Start only the web server (development)
 worker: services ## Start a Celery worker
 	DEBUG=$${DEBUG:-true} $(VENV)/bin/celery -A omnium worker --loglevel=INFO
 
-lint: install ## ruff lint and format check
+lint: install ## ruff lint and format check, and the import contract between apps
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: install ## Apply ruff's formatting and safe fixes
 	$(VENV)/bin/ruff check --fix .
@@ -71,7 +72,7 @@ TYPECHECK_APPS := $(wildcard omnium accounts sports cricket catalogue curation d
 typecheck: install ## mypy with django-stubs over every app (strict on services and selectors)
 	DEBUG=$${DEBUG:-true} $(VENV)/bin/mypy $(TYPECHECK_APPS)
 
-test: services lint ## Install, ensure services, lint, check migrations, run the whole suite
+test: services lint typecheck ## Install, ensure services, lint, type-check, check migrations, run the whole suite
 	DEBUG=true $(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 

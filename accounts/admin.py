@@ -31,7 +31,13 @@ from accounts.models import (
     EmailSend,
     User,
 )
-from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, console_actor
+from omnium.console import (
+    ReadOnlyAdmin,
+    confirm_page,
+    confirmed_form,
+    console_actor,
+    reason_action,
+)
 
 if TYPE_CHECKING:
     # Typing-only: django-stubs' helper for a model row carrying queryset annotations.
@@ -220,17 +226,19 @@ class AccountSessionAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Revoke (sign out) with a reason", permissions=["administer"])
     def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = confirmed_form(request, ReasonForm)
-        if not form.is_bound or not form.is_valid():
-            return confirm_page(
-                self, request, queryset, title="Revoke sessions", action="revoke", form=form
-            )
-        for session in queryset:
-            services.session_revoke(
-                session=session, actor=console_actor(request), reason=form.cleaned_data["reason"]
-            )
-        self.message_user(request, f"{queryset.count()} sessions revoked.")
-        return None
+        actor = console_actor(request)
+        return reason_action(
+            self,
+            request,
+            queryset,
+            form_class=ReasonForm,
+            action="revoke",
+            title="Revoke sessions",
+            write=lambda session, reason: services.session_revoke(
+                session=session, actor=actor, reason=reason
+            ),
+            done="{n} sessions revoked.",
+        )
 
 
 @admin.register(AccountGrant)
@@ -528,17 +536,17 @@ class ApiKeyAdmin(AdministratorsOnly, admin.ModelAdmin):
 
     @admin.action(description="Revoke with a reason", permissions=["administer"])
     def revoke(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = confirmed_form(request, ReasonForm)
-        if not form.is_bound or not form.is_valid():
-            return confirm_page(
-                self, request, queryset, title="Revoke API keys", action="revoke", form=form
-            )
-        for key in queryset:
-            services.api_key_revoke(
-                key=key, actor=console_actor(request), reason=form.cleaned_data["reason"]
-            )
-        self.message_user(request, f"{queryset.count()} keys revoked.")
-        return None
+        actor = console_actor(request)
+        return reason_action(
+            self,
+            request,
+            queryset,
+            form_class=ReasonForm,
+            action="revoke",
+            title="Revoke API keys",
+            write=lambda key, reason: services.api_key_revoke(key=key, actor=actor, reason=reason),
+            done="{n} keys revoked.",
+        )
 
 
 @admin.register(ApiUsage)
@@ -603,18 +611,20 @@ class AccessRequestAdmin(AdministratorsOnly, admin.ModelAdmin):
 
     @admin.action(description="Reject with a reason", permissions=["administer"])
     def reject(self, request: HttpRequest, queryset) -> HttpResponse | None:
-        form = confirmed_form(request, ReasonForm)
-        if not form.is_bound or not form.is_valid():
-            return confirm_page(
-                self, request, queryset, title="Reject access requests", action="reject", form=form
-            )
-        pending = queryset.filter(status=AccessRequestStatus.PENDING)
-        for item in pending:
-            access.access_request_reject(
-                request=item, actor=console_actor(request), reason=form.cleaned_data["reason"]
-            )
-        self.message_user(request, f"{len(pending)} requests rejected.")
-        return None
+        actor = console_actor(request)
+        return reason_action(
+            self,
+            request,
+            queryset,
+            form_class=ReasonForm,
+            action="reject",
+            title="Reject access requests",
+            write=lambda item, reason: access.access_request_reject(
+                request=item, actor=actor, reason=reason
+            ),
+            done="{n} requests rejected.",
+            rows=queryset.filter(status=AccessRequestStatus.PENDING),
+        )
 
 
 @admin.register(AccessHistory)

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from django import forms
@@ -162,6 +163,32 @@ def confirm_page(
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         },
     )
+
+
+def reason_action(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: Any,
+    *,
+    form_class: type[forms.Form],
+    action: str,
+    title: str,
+    write: Callable[[Any, str], object],
+    done: str,
+    rows: Iterable[Any] | None = None,
+) -> TemplateResponse | None:
+    """An action that writes each chosen row with a person's reason: the confirmation page
+    until a valid ``reason`` is posted, then ``write(row, reason)`` for each of ``rows``
+    (the chosen rows unless a narrower set is given) and ``done`` (``{n}``: how many) as
+    the message. The caller's ``write`` is one service call, which writes the audit row."""
+    form = confirmed_form(request, form_class)
+    if not form.is_bound or not form.is_valid():
+        return confirm_page(modeladmin, request, queryset, title=title, action=action, form=form)
+    chosen = list(queryset if rows is None else rows)
+    for row in chosen:
+        write(row, form.cleaned_data["reason"])
+    modeladmin.message_user(request, done.format(n=len(chosen)))
+    return None
 
 
 class ServiceErrorsMixin:
