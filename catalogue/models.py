@@ -397,6 +397,9 @@ class Listing(UUIDModel, TimestampedModel):
     ignore_reason = models.TextField(blank=True)
 
     objects = ListingQuerySet.as_manager()
+    # Not a column: ListingQuerySet.latest_prices() sets it on each fetched row (None for a
+    # listing never priced).
+    latest: PriceObservation | None
 
     class Meta:
         # No default ordering: each reader orders by what it shows (price, date), and an

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Self, cast
 
 from django.db import models
 from django.db.models import OuterRef, Q, Subquery
@@ -13,24 +14,26 @@ from omnium.models import related_rows
 
 
 class LocationQuerySet(models.QuerySet):
-    def visible(self):
+    def visible(self) -> Self:
         return self.filter(visible=True, is_catalogue_only=False)
 
 
 class BrandQuerySet(models.QuerySet):
-    def canonical(self):
+    def canonical(self) -> Self:
         """Houses only: spellings that a person aliased elsewhere are left out."""
         return self.filter(canonical__isnull=True)
 
 
 class ProductQuerySet(models.QuerySet):
-    def canonical(self):
+    def canonical(self) -> Self:
         """Live products: a merged row keeps answering only through its survivor."""
         return self.filter(merged_into__isnull=True)
 
-    def visible(self):
+    def visible(self) -> Self:
         """Live products with at least one listing the public may see."""
-        listings = related_rows(self.model, "listings")
+        # Listing's manager is ListingQuerySet.as_manager(); related_rows can only promise
+        # a plain manager of some model.
+        listings = cast("ListingQuerySet", related_rows(self.model, "listings").all())
         return self.canonical().filter(
             pk__in=listings.visible().values("product_id"),
         )
@@ -93,7 +96,7 @@ class ListingQuerySet(models.QuerySet):
                         observations, listing.pk, listing.latest_observation
                     )
 
-    def visible(self):
+    def visible(self) -> Self:
         """What the public site shows: visible storefronts, listings nobody set aside."""
         return self.filter(
             ignored_at__isnull=True,
@@ -101,7 +104,7 @@ class ListingQuerySet(models.QuerySet):
             location__is_catalogue_only=False,
         )
 
-    def latest_prices(self):
+    def latest_prices(self) -> Self:
         """Each listing with its latest observation as ``listing.latest`` (None if unpriced).
 
         One query: per listing, one backward probe of the (listing, observed_at) unique index
@@ -119,7 +122,7 @@ class ListingQuerySet(models.QuerySet):
         clone._with_latest = True
         return clone
 
-    def priced(self):
+    def priced(self) -> Self:
         return self.latest_prices().filter(latest_observation__isnull=False)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from uuid import UUID
 
 from django.db.models import Q
 
@@ -26,7 +27,7 @@ class IdentityBook:
     houses: dict[str, House] = field(default_factory=dict)
     brands: dict[str, Brand] = field(default_factory=dict)
     variation_aliases: dict[str, dict[str, str]] = field(default_factory=dict)
-    lines: dict[tuple, ProductLine | None] = field(default_factory=dict)
+    lines: dict[tuple[UUID, str], ProductLine | None] = field(default_factory=dict)
     # (house slug, line key) of an aliased line -> the key of its canonical line.
     line_aliases: dict[tuple[str, str], str] = field(default_factory=dict)
 
