@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+from uuid import UUID
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -12,10 +15,13 @@ from catalogue.models import (
     Product,
 )
 
+if TYPE_CHECKING:
+    from accounts.models import User
+
 
 def product_follow_merges(product: Product) -> Product:
     """The live product an id answers to, following ``merged_into`` to its end."""
-    seen = set()
+    seen: set[UUID] = set()
     while product.merged_into_id and product.pk not in seen:
         seen.add(product.pk)
         product = Product.objects.get(pk=product.merged_into_id)
@@ -23,7 +29,7 @@ def product_follow_merges(product: Product) -> Product:
 
 
 @transaction.atomic
-def listing_pin(*, listing: Listing, product: Product, reason: str, actor) -> Listing:
+def listing_pin(*, listing: Listing, product: Product, reason: str, actor: User) -> Listing:
     """Pin a listing to a product; ingest honours the pin at every later sighting."""
     if not reason.strip():
         raise ValidationError({"reason": "Say why this listing is pinned."})
@@ -55,7 +61,7 @@ def listing_pin(*, listing: Listing, product: Product, reason: str, actor) -> Li
 
 
 @transaction.atomic
-def listing_unpin(*, listing: Listing, reason: str, actor) -> Listing:
+def listing_unpin(*, listing: Listing, reason: str, actor: User) -> Listing:
     """Release a pin: the listing stays with its product until a person or a merge moves it,
     and later sightings follow the listing's product as for any other listing."""
     if not (reason or "").strip():
@@ -80,7 +86,7 @@ def listing_unpin(*, listing: Listing, reason: str, actor) -> Listing:
 
 
 @transaction.atomic
-def listing_ignore(*, listing: Listing, reason: str, actor) -> Listing:
+def listing_ignore(*, listing: Listing, reason: str, actor: User) -> Listing:
     """Hide a listing from the site; its prices keep being collected."""
     if not reason.strip():
         raise ValidationError({"reason": "Say why this listing is ignored."})
@@ -99,7 +105,7 @@ def listing_ignore(*, listing: Listing, reason: str, actor) -> Listing:
 
 
 @transaction.atomic
-def listing_unignore(*, listing: Listing, reason: str, actor) -> Listing:
+def listing_unignore(*, listing: Listing, reason: str, actor: User) -> Listing:
     """Show an ignored listing on the site again."""
     if not (reason or "").strip():
         raise ValidationError({"reason": "Say why the listing is shown again."})

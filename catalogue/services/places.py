@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -10,9 +12,14 @@ from catalogue.models import (
     Retailer,
 )
 
+if TYPE_CHECKING:
+    from accounts.models import User
+
 
 @transaction.atomic
-def retailer_ensure(*, slug: str, name: str, actor=None, homepage: str = "") -> Retailer:
+def retailer_ensure(
+    *, slug: str, name: str, actor: User | None = None, homepage: str = ""
+) -> Retailer:
     retailer, _ = Retailer.objects.get_or_create(
         slug=slug, defaults={"name": name, "homepage": homepage}
     )
@@ -31,7 +38,7 @@ def location_ensure(
     country: str = "",
     is_catalogue_only: bool = False,
     visible: bool = False,
-    actor=None,
+    actor: User | None = None,
 ) -> Location:
     """Create a location once; an existing one keeps whatever people since changed on it."""
     location, _ = Location.objects.get_or_create(
@@ -51,7 +58,7 @@ def location_ensure(
 
 
 @transaction.atomic
-def location_set_visible(*, location: Location, visible: bool, actor) -> Location:
+def location_set_visible(*, location: Location, visible: bool, actor: User) -> Location:
     if location.visible == visible:
         return location
     if visible and location.is_catalogue_only:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -18,6 +19,9 @@ from catalogue.models import (
     PriceType,
 )
 from catalogue.services.common import CENT
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 class FxBook:
@@ -100,7 +104,7 @@ def price_observation_record(
     in_stock: bool | None = None,
     run_id: int | None = None,
     fx: FxBook | None = None,
-    actor=None,
+    actor: User | None = None,
 ) -> PriceObservation | None:
     """Append what a listing showed at ``observed_at``; None if that moment is already known.
 
@@ -122,7 +126,7 @@ def price_observation_record(
 
 @transaction.atomic
 def fx_rate_record(
-    *, currency: str, rate_to_usd: Decimal, as_of, source: str, actor=None
+    *, currency: str, rate_to_usd: Decimal, as_of: date, source: str, actor: User | None = None
 ) -> FxRate:
     fx, _ = FxRate.objects.get_or_create(
         currency=currency, as_of=as_of, source=source, defaults={"rate_to_usd": rate_to_usd}
@@ -131,7 +135,9 @@ def fx_rate_record(
 
 
 @transaction.atomic
-def fx_rate_set(*, currency: str, rate_to_usd: Decimal, as_of, source: str, actor) -> FxRate:
+def fx_rate_set(
+    *, currency: str, rate_to_usd: Decimal, as_of: date, source: str, actor: User
+) -> FxRate:
     """A person's rate for ``currency`` on ``as_of`` from ``source``: recorded, or replacing
     that day's rate from that source, with an audit row holding the old rate (None when
     new) and the new one. Rates are never edited in place or deleted in the console: a new

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from django.db import transaction
 from django.db.models import F
@@ -26,6 +28,9 @@ from catalogue.services.book import IdentityBook, identity_book, standard_for
 from catalogue.services.listings import product_follow_merges
 from catalogue.services.prices import FxBook, ObservedPrice, _append_observation
 
+if TYPE_CHECKING:
+    from accounts.models import User
+
 
 @dataclass(frozen=True)
 class Sighting:
@@ -45,7 +50,7 @@ class Sighting:
 class RawFragment:
     """The parsed fragment a sighting's listed layer was read from, kept as a RawRecord."""
 
-    payload: dict
+    payload: dict[str, Any]
     parser_version: str
     run_id: int | None = None
     row_number: int | None = None
@@ -90,7 +95,7 @@ def _line_for(
         key=standard.line_key,
         defaults={"name": standard.line_key.title(), "slug": slug_fold(standard.line_key)[:300]},
     )
-    seen = set()
+    seen: set[UUID] = set()
     while line.canonical_id and line.pk not in seen:
         seen.add(line.pk)
         line = ProductLine.objects.get(pk=line.canonical_id)
@@ -99,7 +104,7 @@ def _line_for(
     return line
 
 
-def _standard_fields(standard: Standard) -> dict:
+def _standard_fields(standard: Standard) -> dict[str, Any]:
     q = standard.quantity
     fields = {
         "match_key": standard.match_key,
@@ -122,7 +127,7 @@ def _standard_fields(standard: Standard) -> dict:
     return fields
 
 
-def _product_attributes(standard: Standard) -> dict:
+def _product_attributes(standard: Standard) -> dict[str, Any]:
     attributes = dict(standard.attributes)
     if standard.abv is not None:
         attributes["abv"] = str(standard.abv)
@@ -182,7 +187,7 @@ def _product_create(
     )
 
 
-def _listed_columns(standard: Standard, listed: Listed) -> dict:
+def _listed_columns(standard: Standard, listed: Listed) -> dict[str, Any]:
     q = standard.quantity
     return {
         "listed_brand": listed.brand,
@@ -217,7 +222,7 @@ def listing_record_sighting(
     price: ObservedPrice | None = None,
     raw: RawFragment | None = None,
     fx: FxBook | None = None,
-    actor=None,
+    actor: User | None = None,
 ) -> SightingResult:
     """Write one sighting: find or create its listing and product, refresh the listed layer,
     keep the raw record and append the price, all or nothing.
@@ -235,15 +240,17 @@ def listing_record_sighting(
         .first()
     )
     product_created = False
-    if listing is not None and listing.pinned_product_id:
+    if listing is not None and listing.pinned_product is not None:
         product = product_follow_merges(listing.pinned_product)
         resolved_by = "pin"
     elif listing is not None:
         product = product_follow_merges(listing.product)
         resolved_by = "listing"
     else:
-        product, resolved_by = _resolve_by_rules(standard, identity_mode=sighting.identity_mode)
-        if product is None:
+        found, resolved_by = _resolve_by_rules(standard, identity_mode=sighting.identity_mode)
+        if found is not None:
+            product = found
+        else:
             product = _product_create(
                 standard,
                 listed=sighting.listed,
@@ -268,7 +275,7 @@ def listing_record_sighting(
 
     columns = _listed_columns(standard, sighting.listed)
     listing_created = listing is None
-    if listing_created:
+    if listing is None:
         listing = Listing(
             product=product,
             location=sighting.location,
