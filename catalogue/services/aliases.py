@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -26,6 +27,11 @@ from catalogue.services.merges import product_merge
 from catalogue.services.rederive import products_rederive
 from curation.services import merge_candidates_supersede
 
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from accounts.models import User
+
 
 @dataclass
 class AliasReport:
@@ -39,12 +45,12 @@ class AliasReport:
     left_for_a_person: int = 0
     superseded: int = 0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
 @transaction.atomic
-def products_fold(*, products: Iterable[Product], actor, note: str) -> tuple[int, int]:
+def products_fold(*, products: Iterable[Product], actor: User, note: str) -> tuple[int, int]:
     """Merge every live product that now agrees on all key parts with one of ``products``
     into the oldest of its key, as the person who applied the alias decided.
 
@@ -75,7 +81,9 @@ def products_fold(*, products: Iterable[Product], actor, note: str) -> tuple[int
     return folded, left
 
 
-def _rekey_and_fold(products, *, actor, note: str, report: AliasReport) -> None:
+def _rekey_and_fold(
+    products: QuerySet[Product], *, actor: User, note: str, report: AliasReport
+) -> None:
     affected = list(products)
     ids = [p.pk for p in affected]
     report.rekeyed = products_rederive(
@@ -94,7 +102,7 @@ def _require_note(note: str) -> None:
 
 @transaction.atomic
 def brand_alias_apply(
-    *, alias: Brand, canonical: Brand, actor, note: str, preferred_name: str = ""
+    *, alias: Brand, canonical: Brand, actor: User, note: str, preferred_name: str = ""
 ) -> AliasReport:
     """Make ``alias`` a spelling of ``canonical``'s house, as a person decided.
 
@@ -156,7 +164,7 @@ def brand_alias_apply(
 
 @transaction.atomic
 def line_alias_apply(
-    *, alias: ProductLine, canonical: ProductLine, actor, note: str, preferred_name: str = ""
+    *, alias: ProductLine, canonical: ProductLine, actor: User, note: str, preferred_name: str = ""
 ) -> AliasReport:
     """Make ``alias`` another wording of ``canonical`` (one house), as a person decided:
     its products move to the canonical line and are re-keyed under its key; whatever then
@@ -203,7 +211,7 @@ def variation_alias_set(
     vertical: str,
     raw: str,
     canonical: str,
-    actor,
+    actor: User,
     note: str,
     display: str = "",
     kind: str = "",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
@@ -22,14 +24,20 @@ from catalogue.services.common import _by, _record_history
 from catalogue.services.rederive import _OVERRIDE_FIELDS
 from curation.models import MergeCandidate, MergeLevel
 
+if TYPE_CHECKING:
+    from accounts.models import User
 
-def _row(obj: models.Model) -> dict:
+# The rows a merge moves or rewrites, and so the rows an undo puts back.
+_Restorable = Product | Listing | Award
+
+
+def _row(obj: models.Model) -> dict[str, Any]:
     """Every column of a row as plain JSON values, exact enough to compare and restore.
 
     Not DjangoJSONEncoder: it drops microseconds from datetimes, and an undo must put
     ``updated_at`` back to the microsecond.
     """
-    row = {}
+    row: dict[str, Any] = {}
     for f in obj._meta.concrete_fields:
         value = getattr(obj, f.attname)
         if value is None or isinstance(f, models.JSONField):
@@ -43,7 +51,7 @@ def _row(obj: models.Model) -> dict:
     return row
 
 
-def _column_value(model: type[models.Model], attname: str, value):
+def _column_value(model: type[models.Model], attname: str, value: Any) -> Any:
     """A snapshot value back in the column's Python type."""
     f = next(f for f in model._meta.concrete_fields if f.attname == attname)
     if value is None or isinstance(f, models.JSONField):
@@ -51,13 +59,16 @@ def _column_value(model: type[models.Model], attname: str, value):
     return f.to_python(value)
 
 
-def _put_back(model: type[models.Model], pk, before: dict, written: dict) -> list[str]:
+def _put_back(
+    model: type[_Restorable], pk: UUID | str, before: dict[str, Any], written: dict[str, Any]
+) -> list[str]:
     """Return each column a merge wrote to the value ``before`` it, where it still holds
     what the merge wrote; a column someone changed since keeps their value (listed in the
     return). When the row is then exactly as before, ``updated_at`` goes back too, so an
     untouched merge and undo leave no trace on the row."""
     current = _row(model.objects.select_for_update().get(pk=pk))
-    values, kept = {}, []
+    values: dict[str, Any] = {}
+    kept: list[str] = []
     for column, merge_value in written.items():
         if current[column] == merge_value:
             values[column] = before[column]
@@ -96,10 +107,10 @@ def _lacks(product: Product, group: str, columns: tuple[str, ...]) -> bool:
 
 def _inherit(
     survivor: Product, loser: Product, *, note: str, confirm_two_barcodes: bool
-) -> tuple[list[str], dict]:
+) -> tuple[list[str], dict[str, Any]]:
     """Apply M7 to ``survivor`` in memory; return the columns changed and the record."""
     changed: list[str] = []
-    record: dict = {}
+    record: dict[str, Any] = {}
     if survivor.gtin and loser.gtin and survivor.gtin != loser.gtin:
         # Two barcodes are a veto no rule overrides: only a person may confirm the pair.
         if not confirm_two_barcodes:
@@ -127,7 +138,7 @@ def _inherit(
             "field", flat=True
         )
     )
-    taken = []
+    taken: list[str] = []
     for group, columns, override_field in _INHERITED_GROUPS:
         if override_field in decided:
             continue  # A person's value on the survivor, even an empty one, stands.
@@ -153,7 +164,7 @@ def product_merge(
     *,
     loser: Product,
     survivor: Product,
-    actor,
+    actor: User,
     note: str,
     confirm_two_barcodes: bool = False,
 ) -> ProductMerge:
@@ -254,7 +265,7 @@ def _attnames(model: type[models.Model], names: Iterable[str]) -> list[str]:
 
 
 @transaction.atomic
-def product_unmerge(*, merge: ProductMerge, actor, note: str) -> ProductMerge:
+def product_unmerge(*, merge: ProductMerge, actor: User, note: str) -> ProductMerge:
     """Undo a merge from its record: both products, their listings and awards go back to
     what they were, except where a person changed something since (that stays, and the
     audit row lists it).

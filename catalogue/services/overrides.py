@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -20,8 +21,11 @@ from catalogue.services.aliases import products_fold
 from catalogue.services.common import _by, _root
 from catalogue.services.rederive import products_rederive
 
+if TYPE_CHECKING:
+    from accounts.models import User
 
-def _override_value(product: Product, field_name: str, value):
+
+def _override_value(product: Product, field_name: str, value: object) -> str:
     """Check and normalise a person's value for ``field_name`` of ``product``."""
     text = "" if value is None else str(value).strip()
     if field_name == Override.Field.NAME:
@@ -43,7 +47,7 @@ def _override_value(product: Product, field_name: str, value):
                 line = ProductLine.objects.filter(pk=uuid.UUID(text)).first()
             except ValueError:
                 line = None
-        if line is None or product.brand_id is None:
+        if line is None or product.brand is None:
             raise ValidationError({"value": f"No line {text!r} under {product.brand or '—'}."})
         if _root(Brand, line.brand).pk != _root(Brand, product.brand).pk:
             raise ValidationError({"value": f"'{line}' belongs to another house."})
@@ -51,7 +55,8 @@ def _override_value(product: Product, field_name: str, value):
     raise ValidationError({"field": f"{field_name!r} cannot be overridden."})
 
 
-def _collected(product: Product, field_name: str):
+def _collected(product: Product, field_name: str) -> object:
+    """What the collection holds for ``field_name``, as the JSON the override keeps."""
     if field_name == Override.Field.NAME:
         return product.name
     if field_name == Override.Field.CATEGORY:
@@ -65,7 +70,7 @@ def _collected(product: Product, field_name: str):
     return None
 
 
-def _apply_override(product: Product, field_name: str, value) -> list[str]:
+def _apply_override(product: Product, field_name: str, value: str) -> list[str]:
     """Write a person's value onto the product columns rederive leaves to people."""
     if field_name == Override.Field.NAME:
         product.name = value
@@ -80,7 +85,9 @@ def _apply_override(product: Product, field_name: str, value) -> list[str]:
 
 
 @transaction.atomic
-def override_set(*, product: Product, field: str, value, actor, reason: str) -> Override:
+def override_set(
+    *, product: Product, field: str, value: object, actor: User, reason: str
+) -> Override:
     """Record a person's value for one field of a product, apply it, re-key the product by
     the rules with the override read first, and fold it into whatever it then agrees with.
 
@@ -136,7 +143,7 @@ def override_set(*, product: Product, field: str, value, actor, reason: str) -> 
 
 
 @transaction.atomic
-def override_remove(*, override: Override, actor, reason: str) -> None:
+def override_remove(*, override: Override, actor: User, reason: str) -> None:
     """Withdraw a person's value: the rules' own value comes back (a name or category goes
     back to the value first collected). The history keeps the override as it was."""
     if not (reason or "").strip():

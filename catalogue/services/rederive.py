@@ -5,9 +5,9 @@ rules, a person's overrides read first and never overwritten.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
@@ -31,6 +31,11 @@ from catalogue.services.sightings import (
     _standard_fields,
 )
 
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from accounts.models import User
+
 
 @dataclass
 class RederiveReport:
@@ -47,7 +52,8 @@ class RederiveReport:
         )
 
 
-_OVERRIDE_FIELDS = {
+# Keyed by the stored field name (Override.field), which is how rederive looks them up.
+_OVERRIDE_FIELDS: dict[str, tuple[str, ...]] = {
     Override.Field.NAME: ("name",),
     Override.Field.LINE: ("line",),
     Override.Field.CATEGORY: ("category",),
@@ -69,7 +75,7 @@ def _note_disagreement(standard: Standard, human: dict[str, Override]) -> None:
     """Date when the rules first read something other than a person's value (and clear it
     when they agree again), so the console can show overrides the collection now disputes.
     The person's value stands either way."""
-    ruled = {
+    ruled: dict[str, object] = {
         Override.Field.VARIATION: standard.variation.canonical,
         Override.Field.QUANTITY: standard.quantity.key(),
     }
@@ -91,7 +97,7 @@ def _note_disagreement(standard: Standard, human: dict[str, Override]) -> None:
 def _overridden(standard: Standard, human: dict[str, Override]) -> tuple[Standard, set[str]]:
     """The standard layer with a person's quantity and line in place of the rules' own, so
     the key agrees with what the person decided. Returns the fields read from overrides."""
-    read = set()
+    read: set[str] = set()
     quantity = human.get(Override.Field.QUANTITY)
     if quantity is not None and isinstance(quantity.value, str):
         parsed = parse_quantity(quantity.value, dedicated=True)
@@ -139,8 +145,8 @@ def _founding_listed(product: Product) -> Listed:
 def products_rederive(
     *,
     rules_version: int | None = None,
-    products: Iterable[Product] | None = None,
-    actor=None,
+    products: QuerySet[Product] | None = None,
+    actor: User | None = None,
     reason: str = "",
 ) -> RederiveReport:
     """Re-resolve products under the current rules and report what changed.
@@ -186,7 +192,7 @@ def products_rederive(
             if name == Override.Field.LINE:
                 wanted.pop("line", None)
                 report.kept_by_override += 1
-        changed = []
+        changed: list[str] = []
         for column, value in wanted.items():
             current = getattr(product, column)
             if isinstance(current, Decimal) and value is not None:
