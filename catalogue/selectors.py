@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from django.db.models import F
+from decimal import Decimal
+from typing import TypedDict
+from uuid import UUID
+
+from django.db.models import F, QuerySet
 from django.shortcuts import get_object_or_404
 
 from catalogue.models import Brand, Listing, Location, Override, Product, ProductMerge
 
 
-def product_resolve(product_id) -> Product:
+def product_resolve(product_id: UUID | str) -> Product:
     """The live product an id answers to: a merged id answers under its survivor."""
     product = get_object_or_404(Product.objects.select_related("brand", "line"), pk=product_id)
-    seen = set()
+    seen: set[UUID] = set()
     while product.merged_into_id and product.pk not in seen:
         seen.add(product.pk)
         product = Product.objects.select_related("brand", "line").get(pk=product.merged_into_id)
@@ -30,10 +34,10 @@ def product_comparison(product: Product) -> list[Listing]:
         .latest_prices()
     )
 
-    def order(listing):
+    def order(listing: Listing) -> tuple[int, Decimal, str]:
         latest = listing.latest
         if latest is None:
-            return (2, 0, listing.location.iata or "")
+            return (2, Decimal(0), listing.location.iata or "")
         if latest.price_usd is None:
             return (1, latest.price, listing.location.iata or "")
         return (0, latest.price_usd, listing.location.iata or "")
@@ -45,7 +49,7 @@ def brand_resolve(slug: str) -> tuple[Brand, bool]:
     """The house a brand slug names, following a person's alias; True if it was an alias."""
     brand = get_object_or_404(Brand, slug=slug)
     aliased = False
-    seen = set()
+    seen: set[UUID] = set()
     while brand.canonical_id and brand.pk not in seen:
         seen.add(brand.pk)
         brand = Brand.objects.get(pk=brand.canonical_id)
@@ -53,7 +57,7 @@ def brand_resolve(slug: str) -> tuple[Brand, bool]:
     return brand, aliased
 
 
-def brand_products(brand: Brand):
+def brand_products(brand: Brand) -> QuerySet[Product]:
     """Live, visible products of a house and of every spelling aliased to it."""
     return (
         Product.objects.visible()
@@ -63,7 +67,7 @@ def brand_products(brand: Brand):
     )
 
 
-def location_listings(location: Location):
+def location_listings(location: Location) -> QuerySet[Listing]:
     return (
         Listing.objects.visible()
         .filter(location=location, product__merged_into__isnull=True)
@@ -86,7 +90,16 @@ PROVENANCE_FIELDS: list[tuple[str, tuple[str, ...], str | None]] = [
 ]
 
 
-def product_provenance(product: Product) -> list[dict]:
+class ProvenanceRow(TypedDict):
+    """One field of a product as a person reads it, and where its value came from."""
+
+    field: str
+    value: str
+    source: str  # override | merge | collected | none | rule
+    detail: str
+
+
+def product_provenance(product: Product) -> list[ProvenanceRow]:
     """Where each value of a product came from: a person's override (who, when, why), a
     merge (who, when, from which row) or a rule (which rules version) / the collection.
 
@@ -104,7 +117,7 @@ def product_provenance(product: Product) -> list[dict]:
         .select_related("merged_by")
         .order_by("-merged_at")
     )
-    rows = []
+    rows: list[ProvenanceRow] = []
     for label, columns, override_field in PROVENANCE_FIELDS:
         override = overrides.get(override_field) if override_field else None
         merge = next(

@@ -73,7 +73,8 @@ class ProductDetailSerializer(ProductListSerializer):
         fields = [*ProductListSerializer.Meta.fields, "abv", "size_ml", "prices"]
 
     def get_prices(self, product: Product) -> list[dict]:
-        return ListingPriceSerializer(self.context["comparison"], many=True).data
+        # many=True makes .data a list; the stubs type it as one row's dict.
+        return ListingPriceSerializer(self.context["comparison"], many=True).data  # type: ignore[return-value]
 
 
 class BrandDetailSerializer(serializers.ModelSerializer):

@@ -213,8 +213,7 @@ def _nested_lines(rows: list[Row]) -> Iterable[Proposal]:
     for key, by_line in groups.items():
         if len(by_line) < 2:
             continue
-        for short, long in _line_pairs(by_line):
-            ratio = nested(short, long)
+        for short, long, ratio in _line_pairs(by_line):
             why = (
                 f"'{short}' is within '{long}' under {key[0]}, both {key[1] or 'no variation'} "
                 f"{by_line[short][0].size}"
@@ -226,8 +225,8 @@ def _nested_lines(rows: list[Row]) -> Iterable[Proposal]:
                     )
 
 
-def _line_pairs(lines: Iterable[str]) -> Iterable[tuple[str, str]]:
-    """Each (short, long) pair of lines where ``short`` is nested in ``long``."""
+def _line_pairs(lines: Iterable[str]) -> Iterable[tuple[str, str, float]]:
+    """Each (short, long, ratio) where ``short`` is nested in ``long`` by ``ratio``."""
     lines = sorted(lines, key=lambda x: (len(x.split()), x))
     by_word: dict[str, set[str]] = defaultdict(set)
     for line in lines:
@@ -239,8 +238,11 @@ def _line_pairs(lines: Iterable[str]) -> Iterable[tuple[str, str]]:
             continue
         holders = set.intersection(*(by_word[w] for w in words))
         for long in sorted(holders):
-            if long != short and nested(short, long) is not None:
-                yield short, long
+            if long == short:
+                continue
+            ratio = nested(short, long)
+            if ratio is not None:
+                yield short, long, ratio
 
 
 def product_proposals(rows: list[Row] | None = None) -> list[Proposal]:
@@ -276,8 +278,7 @@ def line_proposals(by_house: dict[str, list[ProductLine]] | None = None) -> list
         by_key: dict[str, list[ProductLine]] = defaultdict(list)
         for line in lines:
             by_key[line.key].append(line)
-        for short, long in _line_pairs(by_key):
-            ratio = nested(short, long)
+        for short, long, ratio in _line_pairs(by_key):
             why = f"'{short}' is within '{long}' under {names.get(house, house)}"
             for a in by_key[short]:
                 for b in by_key[long]:
