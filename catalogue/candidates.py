@@ -8,6 +8,8 @@ console shows a side, and the rules that propose pairs (``catalogue.suggest``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db.models import Count, Prefetch
 
 from catalogue.identity.keys import UNKNOWN
@@ -16,6 +18,9 @@ from catalogue.services import brand_alias_apply, line_alias_apply, product_merg
 from catalogue.suggest import KNOWN_REBRANDS, all_proposals
 from curation.models import MergeLevel
 from curation.registry import LevelResolver, level_register, proposer_register
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 SIDE_TEMPLATE = "catalogue/admin/candidate_side.html"
 
@@ -59,7 +64,9 @@ def line_survivor(left: ProductLine, right: ProductLine) -> ProductLine:
     return min((left, right), key=lambda x: (len(x.key.split()), -x.products.count()))
 
 
-def _apply_product(*, loser, survivor, actor, note: str, confirm_two_barcodes: bool) -> None:
+def _apply_product(
+    *, loser: Product, survivor: Product, actor: User, note: str, confirm_two_barcodes: bool
+) -> None:
     product_merge(
         loser=loser,
         survivor=survivor,
@@ -69,11 +76,20 @@ def _apply_product(*, loser, survivor, actor, note: str, confirm_two_barcodes: b
     )
 
 
-def _apply_brand(*, loser, survivor, actor, note: str, confirm_two_barcodes: bool) -> None:
+def _apply_brand(
+    *, loser: Brand, survivor: Brand, actor: User, note: str, confirm_two_barcodes: bool
+) -> None:
     brand_alias_apply(alias=loser, canonical=survivor, actor=actor, note=note)
 
 
-def _apply_line(*, loser, survivor, actor, note: str, confirm_two_barcodes: bool) -> None:
+def _apply_line(
+    *,
+    loser: ProductLine,
+    survivor: ProductLine,
+    actor: User,
+    note: str,
+    confirm_two_barcodes: bool,
+) -> None:
     line_alias_apply(alias=loser, canonical=survivor, actor=actor, note=note)
 
 
