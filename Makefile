@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install browser services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-corrections bench-stats verify-stats bench-batches
+.PHONY: help install browser services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -102,6 +102,9 @@ bench-ingest: services ## Benchmark: import the Cricsheet dev corpus into an emp
 
 bench-api: services ## Benchmark: API endpoints under gunicorn vs a bare Django view (p50/p95, ratio)
 	$(PY) bench/api.py $(BENCH_ARGS)
+
+bench-pages: services ## Benchmark: every public page type under gunicorn vs a bare Django view
+	$(PY) bench/pages.py $(BENCH_ARGS)
 
 bench-stats: services ## Benchmark: cricket statistics full rebuild vs one fixture's refresh, career table read
 	$(PY) bench/stats.py $(BENCH_ARGS)

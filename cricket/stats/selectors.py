@@ -102,14 +102,16 @@ def player_career(participant: Participant) -> dict[str, Any]:
             rows = careers(Scope(super_overs=mode), participant_ids=[participant.pk])
             if rows:
                 target.append({**rows[0], "format": "all"})
-            formats = (
-                CricketBattingLine.objects.filter(
-                    participant_id__in=expand_merged([participant.pk])
-                )
+            # A format the player only bowled or fielded in has its row too.
+            people = expand_merged([participant.pk])
+            formats = {
+                code
+                for model in (CricketBattingLine, CricketBowlingLine, CricketFieldingLine)
+                for code in model._default_manager.filter(participant_id__in=people)
                 .values_list("format_code", flat=True)
                 .distinct()
-            )
-            for code in sorted(set(formats)):
+            }
+            for code in sorted(formats):
                 rows = careers(
                     Scope(format_code=code, super_overs=mode), participant_ids=[participant.pk]
                 )

@@ -8,5 +8,6 @@ app_name = "cricket_stats"
 
 urlpatterns = [
     path("cricket/players/<uuid:pk>/", views.player, name="player"),
+    path("cricket/players/<uuid:pk>/trace/", views.figure_trace, name="trace"),
     path("cricket/leaderboards/", views.leaderboards, name="leaderboards"),
 ]
