@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install browser services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches
+.PHONY: help install browser services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -114,3 +114,6 @@ verify-stats: services ## Compare every cricket career in the database with a re
 
 bench-batches: services ## Benchmark: a reviewed batch (submit, validate, publish) vs the corpus import, per delivery
 	$(PY) bench/batches.py $(BENCH_ARGS)
+
+bench-search: services ## Benchmark: site search (dev data, 100k products) p50/p95 vs a plain ILIKE
+	$(PY) bench/search.py $(BENCH_ARGS)

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "cricket",
     "catalogue",
     "discussions",
+    "search",
     "ingest",
 ]
 

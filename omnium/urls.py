@@ -20,6 +20,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("curation.api_urls")),
     path("", include("cricket.api_urls")),
     path("", include("cricket.stats.api_urls")),
+    path("", include("search.api_urls")),
 ]
 
 handler404 = "omnium.views.not_found"
@@ -34,6 +35,7 @@ urlpatterns = [
     *[path("", include(f"{app}.urls", namespace=app)) for app in APPS],
     path("", include("cricket.urls", namespace="cricket")),
     path("", include("cricket.stats.urls", namespace="cricket_stats")),
+    path("", include("search.urls", namespace="search")),
 ]
 if settings.BENCH_BARE_VIEW:
     urlpatterns.append(path("bench/bare", views.bench_bare, name="bench-bare"))

@@ -70,6 +70,10 @@ def test_the_import_contract_holds_for_the_tree():
         ("curation", "sports"),
         ("accounts", "curation"),
         ("cricket", "curation"),
+        ("sports", "search"),
+        ("catalogue", "search"),
+        ("ingest", "search"),
+        ("search", "ingest"),
     ],
 )
 def test_the_contract_refuses_a_wrong_way_import(tmp_path, importer, imported):
