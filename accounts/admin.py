@@ -23,12 +23,14 @@ from accounts.models import (
     AccessRequestStatus,
     AccountGrant,
     AccountSession,
+    AccountStatus,
     ApiConsumer,
     ApiKey,
     ApiUsage,
     ApiUsagePeriod,
     AuditEntry,
     EmailSend,
+    TokenPurpose,
     User,
 )
 from omnium.console import (
@@ -87,7 +89,7 @@ class UserAdmin(BaseUserAdmin):
         ),
     )
     readonly_fields = ("invited_by", "disabled_at", "tombstoned_at", "last_login")
-    actions = ("act_as", "send_reset_link", "tombstone")
+    actions = ("act_as", "send_reset_link", "resend_welcome", "tombstone")
     add_form = InviteAdminForm
     add_fieldsets = ((None, {"fields": ("username", "email", "display_name", "role")}),)
 
@@ -185,6 +187,19 @@ class UserAdmin(BaseUserAdmin):
         for user in queryset:
             services.account_token_issue(user=user, purpose="reset", actor=console_actor(request))
         self.message_user(request, f"Reset links sent to {queryset.count()} accounts.")
+
+    @admin.action(
+        description="Resend the welcome link (invited accounts)", permissions=["administer"]
+    )
+    def resend_welcome(self, request: HttpRequest, queryset) -> None:
+        invited = list(queryset.filter(status=AccountStatus.INVITED))
+        for user in invited:
+            services.account_token_issue(
+                user=user, purpose=TokenPurpose.WELCOME, actor=console_actor(request)
+            )
+        skipped = len(queryset) - len(invited)
+        note = f"; {skipped} already accepted theirs and were left alone" if skipped else ""
+        self.message_user(request, f"Welcome links sent to {len(invited)} accounts{note}.")
 
 
 @admin.register(AccountSession)
