@@ -34,10 +34,12 @@ from accounts.models import (
     User,
 )
 from omnium.console import (
+    EntityNamesChangeList,
     ReadOnlyAdmin,
     confirm_page,
     confirmed_form,
     console_actor,
+    entity_label,
     reason_action,
 )
 
@@ -316,7 +318,7 @@ class AccountGrantAdmin(admin.ModelAdmin):
 class AuditEntryAdmin(ReadOnlyAdmin):
     """Browse and filter the audit log. Rows are written only by services, never here."""
 
-    list_display = ("at", "actor", "acting_as", "action", "entity_type", "entity_key")
+    list_display = ("at", "actor", "acting_as", "action", "record")
     list_filter = (
         "action",
         "entity_type",
@@ -327,6 +329,14 @@ class AuditEntryAdmin(ReadOnlyAdmin):
     list_select_related = ("actor", "acting_as")
     date_hierarchy = "at"
     show_full_result_count = False
+
+    def get_changelist(self, request, **kwargs):
+        return EntityNamesChangeList
+
+    @admin.display(description="record")
+    def record(self, obj: AuditEntry) -> str:
+        return entity_label(obj)
+
     readonly_fields = ("at", "actor", "acting_as", "action", "entity_type", "entity_key", "detail")
 
 
