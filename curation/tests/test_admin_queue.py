@@ -138,3 +138,19 @@ def test_skipping_hides_a_pair_for_the_session_and_leaves_it_open(console, pair)
     assert candidate.status == "open"
     page = console.get(QUEUE, {"level": "product"}).content.decode()
     assert f'data-pair="{candidate.pk}"' not in page and "1 pair skipped" in page
+
+
+def test_the_list_costs_the_same_for_more_pairs(console, pair, django_assert_max_num_queries):
+    _, left, _ = pair
+    for n in range(5):
+        _pair(left, _sight(f"Dior Fahrenheit {n} 100 ml", f"f{n}"), score=0.2)
+    with django_assert_max_num_queries(13):
+        assert console.get(CANDIDATES).status_code == 200
+
+
+@pytest.mark.parametrize("level", ["brand", "line", "product", "participant"])
+def test_each_level_of_the_queue_costs_a_fixed_number_of_queries(
+    console, pair, level, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(12):
+        assert console.get(QUEUE, {"level": level}).status_code == 200
