@@ -9,7 +9,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.access import competition_grant_set
 from accounts.services import account_groups_sync
+from cricket.tests.factories import seed_dismissal_kinds
+from ingest.batches import services
+from ingest.tests.batch_factories import BatchFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -82,3 +86,29 @@ def test_each_home_page_costs_a_fixed_number_of_queries(
     client = _console(request.getfixturevalue(persona))
     with django_assert_num_queries(queries):
         assert client.get(HOME).status_code == 200
+
+
+def _awaiting_batch(submitter):
+    seed_dismissal_kinds()
+    competition_grant_set(user=submitter, competition=None, role=submitter.role, actor=None)
+    return services.batch_validate(batch=BatchFactory(submitter=submitter))
+
+
+def _queue_count(page: str, key: str) -> int:
+    found = re.search(rf'id="queue-{key}">\s*<h2>.*?<span class="count">(\d+)</span>', page, re.S)
+    assert found, key
+    return int(found.group(1))
+
+
+def test_a_reviewer_without_grants_has_no_batch_waiting_for_them(reviewer, submitter):
+    _awaiting_batch(submitter)
+    page = _console(reviewer).get(HOME).content.decode()
+    assert _queue_count(page, "batches-awaiting-review") == 0
+
+
+def test_a_reviewer_sees_the_batch_awaiting_review_in_their_competitions(reviewer, submitter):
+    batch = _awaiting_batch(submitter)
+    competition_grant_set(user=reviewer, competition=None, role=reviewer.role, actor=None)
+    page = _console(reviewer).get(HOME).content.decode()
+    assert _queue_count(page, "batches-awaiting-review") == 1
+    assert reverse("admin:ingest_batch_change", args=[batch.pk]) in page
