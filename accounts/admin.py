@@ -337,7 +337,9 @@ class AuditEntryAdmin(ReadOnlyAdmin):
     def record(self, obj: AuditEntry) -> str:
         return entity_label(obj)
 
-    readonly_fields = ("at", "actor", "acting_as", "action", "entity_type", "entity_key", "detail")
+    readonly_fields = (
+        "at", "actor", "acting_as", "action", "record", "entity_type", "entity_key", "detail",
+    )  # fmt: skip
 
 
 @admin.register(EmailSend)

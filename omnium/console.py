@@ -148,13 +148,16 @@ class EntityNamesChangeList(ChangeList):
             row.entity_link = links.get((getattr(row, kind), str(getattr(row, key))), "")
 
 
-def entity_label(row: Any) -> str:
-    """The named row of an ``EntityNamesChangeList`` row, or its raw type and key."""
-    link = getattr(row, "entity_link", "")
-    if link:
-        return link
-    kind, key = getattr(row, "entity_type", ""), getattr(row, "entity_key", "")
-    return f"{kind} {key}".strip() or "—"
+def entity_label(row: Any, *, default_app: str = "") -> str:
+    """The row that ``row`` names, by name with a link, or its raw type and key. A row of an
+    ``EntityNamesChangeList`` page carries the link already; any other (a change page's
+    one row) costs one query."""
+    kind, key = getattr(row, "entity_type", ""), str(getattr(row, "entity_key", ""))
+    if hasattr(row, "entity_link"):
+        link = row.entity_link
+    else:
+        link = entity_links([(kind, key)], default_app=default_app).get((kind, key), "")
+    return link or f"{kind} {key}".strip() or "—"
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.models import AuditEntry
 from accounts.services import account_groups_sync
 from catalogue import services
 from catalogue.tests.factories import ProductFactory
@@ -58,3 +59,16 @@ def test_a_history_page_has_one_reason_column(editor, override):
     page = _console(editor).get(url).content.decode()
     assert page.count("Change reason") == 1
     assert "history_change_reason" not in page and "shelf label" in page
+
+
+def test_an_override_page_names_its_product_with_a_link(editor, override):
+    page = _console(editor).get(reverse("admin:catalogue_override_change", args=[override.pk]))
+    url = reverse("admin:catalogue_product_change", args=[override.entity_key])
+    assert f'<a href="{url}">Sauvage Eau de Parfum 100 ml</a>' in page.content.decode()
+
+
+def test_an_audit_entry_page_names_its_record_with_a_link(admin_user, override):
+    entry = AuditEntry.objects.get(action="override.set")
+    page = _console(admin_user).get(reverse("admin:accounts_auditentry_change", args=[entry.pk]))
+    url = reverse("admin:catalogue_product_change", args=[override.entity_key])
+    assert f'<a href="{url}">Sauvage Eau de Parfum 100 ml</a>' in page.content.decode()

@@ -31,9 +31,13 @@ class OverrideAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
     def get_changelist(self, request, **kwargs):
         return EntityNamesChangeList
 
+    def get_readonly_fields(self, request, obj=None):
+        # The named record first on the change page; the raw type and key stay below it.
+        return ("record", *super().get_readonly_fields(request, obj))
+
     @admin.display(description="record")
     def record(self, obj) -> str:
-        return entity_label(obj)
+        return entity_label(obj, default_app=self.entity_default_app)
 
     @admin.action(description="Withdraw the selected overrides…", permissions=["curate"])
     def withdraw_overrides(self, request, queryset):
