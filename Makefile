@@ -38,13 +38,19 @@ browser: ## Install Debian's chromium and chromium-driver when missing (as root)
 services: install ## Check PostgreSQL and Redis (start them if installed here) and create the database
 	$(PY) -m omnium.services --create-database
 
-run: services ## Install, migrate, load the sample data, start web + worker, print the admin login
+# Welcome and reset links name the site that is actually served: the host and port `run`
+# starts the server on, unless SITE_URL is given.
+run: export SITE_URL := $(or $(SITE_URL),http://$(HOST):$(PORT))
+run: services ## Install, migrate, load the sample data, queue merge candidates, start web + worker
 	DEBUG=$${DEBUG:-true} $(MANAGE) migrate --noinput
 	DEBUG=$${DEBUG:-true} $(MANAGE) load_samples
+	@# The queue has its candidates before anyone opens the console (the collection's own
+	@# suggest task waits for a worker that is not running yet).
+	DEBUG=$${DEBUG:-true} $(MANAGE) suggest
 	DEBUG=$${DEBUG:-true} $(MANAGE) sync_role_groups
 	@echo
 	@DEBUG=$${DEBUG:-true} $(MANAGE) ensure_admin
-	@echo "site   http://$(HOST):$(PORT)/"
+	@echo "site   http://$(HOST):$(PORT)/   (links in e-mails: $$SITE_URL)"
 	@echo "admin  http://$(HOST):$(PORT)/admin/"
 	@echo "api    http://$(HOST):$(PORT)/api/v1/   docs http://$(HOST):$(PORT)/api/docs/"
 	@echo "health http://$(HOST):$(PORT)/healthz"

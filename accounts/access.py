@@ -46,6 +46,7 @@ from accounts.models import (
     Capability,
     RevokedSubject,
     Role,
+    TokenPurpose,
     User,
 )
 from accounts.roles import ROLE_TABLE, role_may, roles_with
@@ -151,6 +152,60 @@ def user_can_everywhere(user: User | AnonymousUser | None, capability: str) -> b
     if role not in SCOPED_ROLES:
         return True
     return _scoped_grants(account, capability).filter(subject_id=ALL_SUBJECTS).exists()
+
+
+def account_refusal(user: User | AnonymousUser | None) -> str:
+    """Why ``user`` can do nothing beyond reading publicly, and what would change that;
+    empty for an account that can sign in. One query for an invited account (the date of
+    its latest welcome link), none otherwise.
+
+    The console, the API and the CLI all show this text, so the person refused learns the
+    rule that refused them and what to do about it."""
+    if not isinstance(user, User):
+        return "nobody is signed in; sign in first"
+    name = user.username
+    if user.tombstoned_at is not None:
+        return f"{name}'s account was deleted on {user.tombstoned_at:%d %b %Y}"
+    if user.status == AccountStatus.INVITED:
+        sent = (
+            AccountToken.objects.filter(user=user, purpose=TokenPurpose.WELCOME)
+            .order_by("-created_at")
+            .values_list("created_at", flat=True)
+            .first()
+        )
+        when = f" sent on {sent:%d %b %Y}" if sent else ""
+        return (
+            f"{name} has not accepted the invitation{when}; resend it from Accounts "
+            "(Users, action 'Resend the welcome link')"
+        )
+    if user.status == AccountStatus.DISABLED or not user.is_active:
+        since = f" on {user.disabled_at:%d %b %Y}" if user.disabled_at else ""
+        return f"{name}'s account was disabled{since}; an administrator can enable it in Accounts"
+    return ""
+
+
+def capability_refusal(user: User | AnonymousUser | None, capability: str) -> str:
+    """Why ``user`` may not ``capability`` on any competition (empty when they may
+    somewhere): the account cannot sign in, its role lacks the capability, or no grant of a
+    scoped role carries it. At most two queries."""
+    refusal = account_refusal(user)
+    if refusal:
+        return refusal
+    account = user if isinstance(user, User) else None
+    if account is None or user_can(account, capability):
+        return ""
+    role = _role_of(account)
+    able = ", ".join(Role(r).label.lower() for r in roles_with(capability))
+    what = Capability(capability).label.lower()
+    if not role_may(role, capability):
+        return (
+            f"the {Role(role).label.lower()} role may not {what} (roles that may: {able}); "
+            "an administrator can change the role in Accounts"
+        )
+    return (
+        f"{account.username} holds no competition grant to {what}; an administrator can "
+        "grant one in Accounts (Account grants)"
+    )
 
 
 def competitions_for(

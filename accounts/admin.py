@@ -23,19 +23,23 @@ from accounts.models import (
     AccessRequestStatus,
     AccountGrant,
     AccountSession,
+    AccountStatus,
     ApiConsumer,
     ApiKey,
     ApiUsage,
     ApiUsagePeriod,
     AuditEntry,
     EmailSend,
+    TokenPurpose,
     User,
 )
 from omnium.console import (
+    EntityNamesChangeList,
     ReadOnlyAdmin,
     confirm_page,
     confirmed_form,
     console_actor,
+    entity_label,
     reason_action,
 )
 
@@ -87,7 +91,7 @@ class UserAdmin(BaseUserAdmin):
         ),
     )
     readonly_fields = ("invited_by", "disabled_at", "tombstoned_at", "last_login")
-    actions = ("act_as", "send_reset_link", "tombstone")
+    actions = ("act_as", "send_reset_link", "resend_welcome", "tombstone")
     add_form = InviteAdminForm
     add_fieldsets = ((None, {"fields": ("username", "email", "display_name", "role")}),)
 
@@ -185,6 +189,19 @@ class UserAdmin(BaseUserAdmin):
         for user in queryset:
             services.account_token_issue(user=user, purpose="reset", actor=console_actor(request))
         self.message_user(request, f"Reset links sent to {queryset.count()} accounts.")
+
+    @admin.action(
+        description="Resend the welcome link (invited accounts)", permissions=["administer"]
+    )
+    def resend_welcome(self, request: HttpRequest, queryset) -> None:
+        invited = list(queryset.filter(status=AccountStatus.INVITED))
+        for user in invited:
+            services.account_token_issue(
+                user=user, purpose=TokenPurpose.WELCOME, actor=console_actor(request)
+            )
+        skipped = len(queryset) - len(invited)
+        note = f"; {skipped} already accepted theirs and were left alone" if skipped else ""
+        self.message_user(request, f"Welcome links sent to {len(invited)} accounts{note}.")
 
 
 @admin.register(AccountSession)
@@ -301,7 +318,7 @@ class AccountGrantAdmin(admin.ModelAdmin):
 class AuditEntryAdmin(ReadOnlyAdmin):
     """Browse and filter the audit log. Rows are written only by services, never here."""
 
-    list_display = ("at", "actor", "acting_as", "action", "entity_type", "entity_key")
+    list_display = ("at", "actor", "acting_as", "action", "record")
     list_filter = (
         "action",
         "entity_type",
@@ -312,7 +329,17 @@ class AuditEntryAdmin(ReadOnlyAdmin):
     list_select_related = ("actor", "acting_as")
     date_hierarchy = "at"
     show_full_result_count = False
-    readonly_fields = ("at", "actor", "acting_as", "action", "entity_type", "entity_key", "detail")
+
+    def get_changelist(self, request, **kwargs):
+        return EntityNamesChangeList
+
+    @admin.display(description="record")
+    def record(self, obj: AuditEntry) -> str:
+        return entity_label(obj)
+
+    readonly_fields = (
+        "at", "actor", "acting_as", "action", "record", "entity_type", "entity_key", "detail",
+    )  # fmt: skip
 
 
 @admin.register(EmailSend)

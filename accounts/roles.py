@@ -41,16 +41,72 @@ class RoleRights:
     apps: Mapping[str, tuple[str, ...]]  # app label -> console actions on all its models
     capabilities: frozenset[str]  # what ``user_can`` may answer yes to
     scoped: bool = False  # capabilities hold only where a competition grant says so
+    # The models the console lists for the role ("app_label.Model"); None lists every model
+    # its permissions open. Listing is not permission: a page left off the list still opens
+    # for whoever the permissions let in (a link from a queue, a record's own page).
+    console_models: frozenset[str] | None = None
 
 
 _READ_ALL = {app: READ for app in CURATED_APPS}
 
+# What each role works in the console day to day; the client surfaces (quote requests,
+# feature priorities, client to-dos), the lockout records and the logs of other apps stay
+# off every list but the administrator's.
+_SUBMITTER_MODELS = frozenset({"ingest.Batch", "ingest.StoredObject"})
+_REVIEWER_MODELS = _SUBMITTER_MODELS | {
+    "ingest.BatchParticipantOnboardingTask",
+    "curation.MergeCandidate",
+    "catalogue.Brand",
+    "catalogue.ProductLine",
+    "catalogue.Product",
+    "catalogue.Listing",
+    "sports.Competition",
+    "sports.Fixture",
+    "sports.Participant",
+    "cricket.Innings",
+    "cricket.Delivery",
+    "cricket.DeliveryCorrectionHistory",
+    "discussions.Thread",
+    "discussions.Comment",
+}
+_EDITOR_MODELS = _REVIEWER_MODELS | {
+    "catalogue.VariationAlias",
+    "catalogue.Override",
+    "catalogue.ProductMerge",
+    "catalogue.PriceObservation",
+    "catalogue.Retailer",
+    "catalogue.Location",
+    "catalogue.AirportHours",
+    "catalogue.FxRate",
+    "catalogue.Award",
+    "catalogue.Reverification",
+    "catalogue.VerificationRun",
+    "catalogue.Source",
+    "catalogue.CollectionRun",
+    "catalogue.RejectedObservation",
+    "sports.Sport",
+    "sports.Venue",
+    "sports.FixtureAmendment",
+    "sports.PointsAdjustment",
+    "sports.SportDefinitionVersion",
+    "sports.UnmatchedRow",
+    "sports.ExternalIdMap",
+    "sports.TimelineItem",
+    "cricket.DismissalKind",
+    "cricket.FixtureOfficial",
+    "cricket.CricketBattingLine",
+    "cricket.CricketBowlingLine",
+    "cricket.CricketFieldingLine",
+    "discussions.Article",
+}
+
 ROLE_TABLE: dict[str, RoleRights] = {
-    Role.VIEWER: RoleRights(apps=_READ_ALL, capabilities=frozenset()),
+    Role.VIEWER: RoleRights(apps=_READ_ALL, capabilities=frozenset(), console_models=frozenset()),
     Role.SUBMITTER: RoleRights(
         apps={**_READ_ALL, "ingest": (VIEW, ADD)},
         capabilities=frozenset({Capability.SUBMIT}),
         scoped=True,
+        console_models=_SUBMITTER_MODELS,
     ),
     Role.REVIEWER: RoleRights(
         apps={
@@ -61,10 +117,12 @@ ROLE_TABLE: dict[str, RoleRights] = {
         },
         capabilities=frozenset({Capability.SUBMIT, Capability.REVIEW}),
         scoped=True,
+        console_models=_REVIEWER_MODELS,
     ),
     Role.EDITOR: RoleRights(
         apps={app: CURATE for app in CURATED_APPS},
         capabilities=frozenset({Capability.SUBMIT, Capability.REVIEW, Capability.EDIT}),
+        console_models=_EDITOR_MODELS,
     ),
     Role.ADMIN: RoleRights(
         apps={**{app: CURATE for app in CURATED_APPS}, "accounts": CURATE},

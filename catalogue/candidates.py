@@ -117,6 +117,66 @@ def describe_brands(ids: set) -> dict:
     return {side.pk: side for side in sides}
 
 
+def _size(product: Product) -> str:
+    if product.quantity_value:
+        return f"{product.quantity_value.normalize():f} {product.quantity_unit}"
+    return str(product.quantity_state or "")
+
+
+def product_facts(product: Product) -> list[tuple[str, str]]:
+    """What a person compares on two products (read from ``describe_products``)."""
+    listings = list(product.listings.all())
+    airports = sorted({x.location.iata or x.location.code for x in listings})
+    prices = [
+        f"{x.location.iata or x.location.code} {latest.price} {latest.currency}"
+        for x in listings
+        if (latest := getattr(x, "latest", None)) is not None
+    ]
+    return [
+        ("name", product.name),
+        ("brand", str(product.brand or product.brand_name or "")),
+        ("line", str(product.line or "")),
+        ("variation", str((product.attributes or {}).get("variation") or "")),
+        ("size", _size(product)),
+        ("barcode", product.gtin or ""),
+        ("listings", str(len(listings))),
+        ("airports", ", ".join(airports)),
+        ("latest prices", "; ".join(prices)),
+    ]
+
+
+def line_facts(line: ProductLine) -> list[tuple[str, str]]:
+    products = list(line.products.all())
+    return [
+        ("name", line.name),
+        ("brand", str(line.brand)),
+        ("key", line.key),
+        ("products", str(len(products))),
+        ("some products", ", ".join(p.name for p in products[:4])),
+    ]
+
+
+def brand_facts(brand: Brand) -> list[tuple[str, str]]:
+    lines = list(brand.lines.all())
+    return [
+        ("name", brand.name),
+        ("slug", brand.slug),
+        ("products", str(getattr(brand, "products_n", ""))),
+        ("lines", ", ".join(x.name for x in lines[:6])),
+    ]
+
+
+def product_confirmation(left: Product, right: Product) -> str:
+    """Two different barcodes are a veto only a person's explicit check lifts; one barcode
+    or none needs no confirmation."""
+    if left.gtin and right.gtin and left.gtin != right.gtin:
+        return (
+            f"They carry different barcodes ({left.gtin} and {right.gtin}) and I have checked "
+            "they are one product"
+        )
+    return ""
+
+
 def register() -> None:
     """Called from ``CatalogueConfig.ready()``."""
     level_register(
@@ -128,6 +188,7 @@ def register() -> None:
             apply=_apply_brand,
             describe=describe_brands,
             side_template=SIDE_TEMPLATE,
+            facts=brand_facts,
         )
     )
     level_register(
@@ -139,6 +200,7 @@ def register() -> None:
             apply=_apply_line,
             describe=describe_lines,
             side_template=SIDE_TEMPLATE,
+            facts=line_facts,
         )
     )
     level_register(
@@ -150,6 +212,8 @@ def register() -> None:
             apply=_apply_product,
             describe=describe_products,
             side_template=SIDE_TEMPLATE,
+            facts=product_facts,
+            confirmation=product_confirmation,
         )
     )
     proposer_register("catalogue", all_proposals)

@@ -55,6 +55,12 @@ class LevelResolver:
       transaction.
     * ``describe(ids)``: the sides of a page of pairs, keyed by id, loaded in a constant
       number of queries and ready for ``side_template`` (the console's side-by-side view).
+    * ``facts(side)``: a described side's key facts as (label, value) pairs, in the order a
+      person compares them (no query: ``describe`` loaded what they read); the console lines
+      the two sides up fact by fact and marks the ones that differ.
+    * ``confirmation(left, right)``: what a person must confirm besides the note before the
+      pair may be accepted (the catalogue asks about two different barcodes), or "" when
+      nothing; a described side each.
     """
 
     level: str
@@ -64,6 +70,8 @@ class LevelResolver:
     apply: Apply
     describe: Callable[[set[Any]], Mapping[Any, Any]]
     side_template: str
+    facts: Callable[[Any], list[tuple[str, str]]] = lambda side: [("name", str(side))]
+    confirmation: Callable[[Any, Any], str] = lambda left, right: ""
 
 
 _levels: dict[str, LevelResolver] = {}

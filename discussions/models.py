@@ -348,6 +348,9 @@ class FeaturePriority(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        verbose_name_plural = "feature priorities"
+
     def __str__(self) -> str:
         return f"{self.feature_key}: {self.priority}"
 

@@ -6,19 +6,26 @@
   confirmed) and ``confirm_page`` (one template for every app's confirmation page);
 - ``ServiceErrorsMixin`` for add/change pages whose save calls a service;
 - ``admin_link``, ``error_text``, ``request_actor`` (the person at the keyboard) and
-  ``console_actor`` (the same, typed as the account a console page always has).
+  ``console_actor`` (the same, typed as the account a console page always has);
+- the home page's queues: each app registers the queues it owns (``home_queue_register``,
+  from its admin module) with the roles that work them; the console's home page
+  (``accounts.console_home``) lists the queues of the role at the keyboard.
 
 ``omnium`` imports no app, so nothing here names a model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from django import forms
+from django.apps import apps
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
@@ -27,7 +34,7 @@ from django.db import connection
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 
@@ -36,14 +43,22 @@ from omnium.auth import signed_in
 
 __all__ = [
     "CONFIRM_TEMPLATE",
+    "EntityNamesChangeList",
     "EstimatedCountPaginator",
+    "HomeItem",
+    "HomeQueue",
+    "HomeRows",
     "ReadOnlyAdmin",
     "ServiceErrorsMixin",
     "admin_link",
     "confirm_page",
     "confirmed_form",
     "console_actor",
+    "entity_label",
+    "entity_links",
     "error_text",
+    "home_queue_register",
+    "home_queues",
     "request_actor",
 ]
 
@@ -84,6 +99,65 @@ def admin_link(obj: Model | None, label: str | None = None) -> str:
     meta = obj._meta
     url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
     return format_html('<a href="{}">{}</a>', url, label if label is not None else str(obj))
+
+
+def entity_links(
+    pairs: Iterable[tuple[str, str]], *, default_app: str = ""
+) -> dict[tuple[str, str], str]:
+    """Links, labelled by name, to the rows that (type, key) pairs name, keyed by the pair.
+
+    A type is a model label (``"catalogue.product"``) or, with ``default_app``, a bare model
+    name in that app (an override's ``"product"``). One query per type whatever the number
+    of rows; a pair whose type is no model, whose key is of the wrong shape, whose row is
+    gone or whose model has no console page is left out (the caller shows the raw pair)."""
+    by_type: dict[str, set[str]] = {}
+    for kind, key in pairs:
+        if kind and key:
+            by_type.setdefault(kind, set()).add(str(key))
+    links: dict[tuple[str, str], str] = {}
+    for kind, keys in by_type.items():
+        label = kind if "." in kind or not default_app else f"{default_app}.{kind}"
+        try:
+            model = apps.get_model(label)
+            rows = model._default_manager.in_bulk(list(keys))
+        except (LookupError, ValueError, ValidationError):
+            continue
+        for pk, row in rows.items():
+            try:
+                links[(kind, str(pk))] = admin_link(row)
+            except NoReverseMatch:
+                continue
+    return links
+
+
+class EntityNamesChangeList(ChangeList):
+    """A changelist whose rows name another row by (type, key) columns (an audit entry, an
+    override): each page's rows get ``entity_link``, the named row by name with a link,
+    loaded in one query per type. The admin says which columns through
+    ``entity_fields = (type_attribute, key_attribute)`` and ``entity_default_app``."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        kind, key = getattr(self.model_admin, "entity_fields", ("entity_type", "entity_key"))
+        default_app = getattr(self.model_admin, "entity_default_app", "")
+        rows = list(self.result_list)
+        links = entity_links(
+            ((getattr(r, kind), str(getattr(r, key))) for r in rows), default_app=default_app
+        )
+        for row in rows:
+            row.entity_link = links.get((getattr(row, kind), str(getattr(row, key))), "")
+
+
+def entity_label(row: Any, *, default_app: str = "") -> str:
+    """The row that ``row`` names, by name with a link, or its raw type and key. A row of an
+    ``EntityNamesChangeList`` page carries the link already; any other (a change page's
+    one row) costs one query."""
+    kind, key = getattr(row, "entity_type", ""), str(getattr(row, "entity_key", ""))
+    if hasattr(row, "entity_link"):
+        link = row.entity_link
+    else:
+        link = entity_links([(kind, key)], default_app=default_app).get((kind, key), "")
+    return link or f"{kind} {key}".strip() or "—"
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -142,10 +216,12 @@ def confirm_page(
     question: str = "",
     verb: str = "Confirm",
     form: forms.Form | None = None,
+    labels: Iterable[str] | None = None,
 ) -> TemplateResponse:
-    """The intermediate page of an action: the question, the chosen rows, the form (a note
-    or reason, a choice) and a ``verb`` button that posts the action again with
-    ``confirm=yes``."""
+    """The intermediate page of an action: the question, the chosen rows (each as its
+    ``labels`` entry when given, in the queryset's order: a row whose own text is ids can be
+    named for a person), the form (a note or reason, a choice) and a ``verb`` button that
+    posts the action again with ``confirm=yes``."""
     media = modeladmin.media + form.media if form is not None else modeladmin.media
     return TemplateResponse(
         request,
@@ -158,6 +234,7 @@ def confirm_page(
             "action": action,
             "queryset": queryset,
             "form": form,
+            "labels": list(labels) if labels is not None else None,
             "media": media,
             "opts": modeladmin.model._meta,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
@@ -222,3 +299,58 @@ class ServiceErrorsMixin:
         if obj is not None and self.fields_on_change is not None:
             return self.fields_on_change
         return super().get_fields(request, obj)
+
+
+# --- the home page's queues -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HomeItem:
+    """One waiting row on the home page: what it is (by name), where to work it, since when."""
+
+    label: str
+    url: str
+    since: datetime | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class HomeRows:
+    """A queue as the home page shows it: how many wait, the first few, and the full list."""
+
+    count: int
+    items: Sequence[HomeItem]
+    url: str
+
+
+@dataclass(frozen=True)
+class HomeQueue:
+    """A queue some roles work, registered by the app that owns its rows.
+
+    ``rows(request, limit)`` reads what waits for the person at the keyboard (their
+    competitions only, where grants scope them), in the order the queue is worked (oldest
+    first; a log of one's own changes newest first), in a fixed number of queries. A queue
+    with ``hide_when_empty`` is left off the page while nothing waits in it (a queue that
+    exists only where a feed produces such rows)."""
+
+    key: str
+    title: str
+    roles: frozenset[str]
+    rows: Callable[[HttpRequest, int], HomeRows]
+    order: int = 100
+    hide_when_empty: bool = False
+    help: str = ""
+
+
+_home_queues: dict[str, HomeQueue] = {}
+
+
+def home_queue_register(queue: HomeQueue) -> None:
+    """Register (or, on a repeated import, replace) one queue of the home page."""
+    _home_queues[queue.key] = queue
+
+
+def home_queues(role: str) -> list[HomeQueue]:
+    """The queues ``role`` works, in page order."""
+    chosen = [q for q in _home_queues.values() if role in q.roles]
+    return sorted(chosen, key=lambda q: (q.order, q.key))

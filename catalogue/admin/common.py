@@ -18,7 +18,9 @@ class CuratedHistoryAdmin(SimpleHistoryAdmin):
     """History of a curated row, with who and why. Reverting is off: it would write the
     row around the services (no audit row, no re-key, no fold)."""
 
-    history_list_display = ["history_change_reason"]
+    # The history page already has its one "Change reason" column; listing the field again
+    # would show the reason twice.
+    history_list_display: ClassVar[list[str]] = []
     # The read-only history form is still a model form; say which scheme a bare URL means.
     formfield_overrides: ClassVar[Mapping[type[models.Field[Any, Any]], Mapping[str, Any]]] = {
         models.URLField: {"assume_scheme": "https"}

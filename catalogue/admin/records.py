@@ -8,17 +8,36 @@ from django.contrib import admin, messages
 from catalogue.admin.common import CuratedHistoryAdmin, CurationPermissions, ReasonForm
 from catalogue.models import Award, Override, Reverification, VerificationCheck, VerificationRun
 from catalogue.services import override_remove
-from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, console_actor
+from omnium.console import (
+    EntityNamesChangeList,
+    ReadOnlyAdmin,
+    confirm_page,
+    confirmed_form,
+    console_actor,
+    entity_label,
+)
 
 
 @admin.register(Override)
 class OverrideAdmin(CurationPermissions, CuratedHistoryAdmin, ReadOnlyAdmin):
-    list_display = ["entity_type", "entity_key", "field", "value", "set_by", "set_at", "reason",
+    list_display = ["record", "field", "value", "set_by", "set_at", "reason",
                     "collector_disagrees_since"]  # fmt: skip
+    entity_default_app = "catalogue"
     list_filter = ["field"]
     list_select_related = ["set_by"]
     search_fields = ["entity_key", "reason"]
     actions = ["withdraw_overrides"]
+
+    def get_changelist(self, request, **kwargs):
+        return EntityNamesChangeList
+
+    def get_readonly_fields(self, request, obj=None):
+        # The named record first on the change page; the raw type and key stay below it.
+        return ("record", *super().get_readonly_fields(request, obj))
+
+    @admin.display(description="record")
+    def record(self, obj) -> str:
+        return entity_label(obj, default_app=self.entity_default_app)
 
     @admin.action(description="Withdraw the selected overrides…", permissions=["curate"])
     def withdraw_overrides(self, request, queryset):

@@ -27,6 +27,7 @@ from ingest.batches.models import (
     PublicationOutcome,
 )
 from ingest.batches.permissions import may_review_batches, reviewable_batches
+from ingest.batches.review_page import review_context
 from ingest.batches.selectors import correction_diff
 from ingest.batches.tasks import publish_after_commit
 from omnium.console import confirm_page, confirmed_form, error_text
@@ -236,6 +237,14 @@ class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
                     distinct=True,
                 ),
             )
+        )
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The readable review page above the raw rows (``ingest.batches.review_page``)."""
+        batch = self.get_object(request, object_id)
+        review = review_context(batch) if batch is not None else {}
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), **review}
         )
 
     @admin.display(description="files", ordering="file_count")

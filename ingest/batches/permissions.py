@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
 
-from accounts.access import competitions_for, effective_role, user_can, user_can_everywhere
+from accounts.access import (
+    capability_refusal,
+    competitions_for,
+    effective_role,
+    user_can,
+    user_can_everywhere,
+)
 from accounts.models import Capability, User
 
 if TYPE_CHECKING:
@@ -45,6 +51,12 @@ def may_submit_batches(user: Asker) -> bool:
     return user_can(user, Capability.SUBMIT)
 
 
+def submit_batches_refusal(user: Asker) -> str:
+    """Why ``user`` may not submit any batch: the rule and what to do (empty when they may)."""
+    refusal = capability_refusal(user, Capability.SUBMIT)
+    return f"{_name(user)} may not submit batches: {refusal}" if refusal else ""
+
+
 def can_submit(user: Asker, competition: Competition | None) -> bool:
     """May ``user`` submit a batch whose target is ``competition`` (None: no single target)?"""
     return not submit_refusal(user, competition)
@@ -53,7 +65,7 @@ def can_submit(user: Asker, competition: Competition | None) -> bool:
 def submit_refusal(user: Asker, competition: Competition | None) -> str:
     """Why ``user`` may not submit for ``competition`` (empty when they may)."""
     if not may_submit_batches(user):
-        return f"{_name(user)} may not submit batches"
+        return submit_batches_refusal(user)
     if competition is None:
         if user_can_everywhere(user, Capability.SUBMIT):
             return ""
@@ -83,7 +95,8 @@ def can_review(user: Asker, batch: Batch) -> bool:
 def review_refusal(user: Asker, batch: Batch) -> str:
     """Why ``user`` may not review ``batch`` (empty when they may)."""
     if not may_review_batches(user):
-        return f"{_name(user)} may not review batches (no reviewing role or grant)"
+        why = capability_refusal(user, Capability.REVIEW)
+        return f"{_name(user)} may not review batches: {why}"
     competition = batch.competition  # no query for a batch without a target
     if competition is None:
         if not user_can_everywhere(user, Capability.REVIEW):

@@ -50,7 +50,12 @@ from ingest.batches.models import (
     PublicationOutcome,
     ReviewDecision,
 )
-from ingest.batches.permissions import may_submit_batches, review_refusal, submit_refusal
+from ingest.batches.permissions import (
+    may_submit_batches,
+    review_refusal,
+    submit_batches_refusal,
+    submit_refusal,
+)
 from ingest.cricsheet.importer import Importer, Outcome, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
@@ -128,7 +133,7 @@ def batch_submit(
     files' matches (None when there is none). The submitter's grants must cover the target
     (``ingest.batches.permissions``)."""
     if not may_submit_batches(submitter):
-        raise PermissionDenied(f"{submitter} may not submit batches")
+        raise PermissionDenied(submit_batches_refusal(submitter))
     key = (idempotency_key or "").strip()
     if not key or len(key) > 200:
         raise ValidationError("an idempotency key of 1 to 200 characters is required")

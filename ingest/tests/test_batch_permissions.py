@@ -95,6 +95,20 @@ def test_a_submitter_without_a_grant_cannot_submit(submitter, tree):
     assert not Batch.objects.exists()
 
 
+def test_an_invited_submitter_is_told_the_invitation_is_not_accepted_yet(submitter, tree):
+    _grant(submitter, tree["season"])
+    type(submitter).objects.filter(pk=submitter.pk).update(status=AccountStatus.INVITED)
+    submitter.refresh_from_db()
+    with pytest.raises(PermissionDenied, match="has not accepted the invitation; resend it"):
+        _submit(submitter, competition=tree["season"])
+    assert not Batch.objects.exists()
+
+
+def test_a_submitter_without_a_grant_is_told_to_ask_for_one(submitter, tree):
+    with pytest.raises(PermissionDenied, match="holds no competition grant to submit"):
+        _submit(submitter, competition=tree["season"])
+
+
 def test_a_submitter_with_a_grant_on_the_node_submits_for_it(submitter, tree):
     _grant(submitter, tree["season"])
     assert _submit(submitter, competition=tree["season"]).competition == tree["season"]

@@ -11,4 +11,4 @@ The pages live in one module per part of the spine; importing them here register
 when the admin autodiscovers ``sports.admin``.
 """
 
-from sports.admin import fixtures, logs, participants, reference, tree  # noqa: F401
+from sports.admin import fixtures, home, logs, participants, reference, tree  # noqa: F401

@@ -134,6 +134,18 @@ def describe_participants(ids: set[Any]) -> dict[Any, Participant]:
     return {side.pk: side for side in sides}
 
 
+def participant_facts(side: Participant) -> list[tuple[str, str]]:
+    """What a person compares on two participants (read from ``describe_participants``)."""
+    return [
+        ("name", side.name),
+        ("type", str(side.type)),
+        ("country", side.country or ""),
+        ("born", str(side.born_on or "")),
+        ("sport", str(side.sport or "")),
+        ("outside ids", ", ".join(getattr(side, "outside_ids", []))),
+    ]
+
+
 def register() -> None:
     """Called from ``SportsConfig.ready()``."""
     level_register(
@@ -145,6 +157,7 @@ def register() -> None:
             apply=_apply,
             describe=describe_participants,
             side_template=SIDE_TEMPLATE,
+            facts=participant_facts,
         )
     )
     proposer_register("sports", participant_proposals)
