@@ -6,3 +6,11 @@ class CricketConfig(AppConfig):
     label = "cricket"
     verbose_name = "Cricket"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The spine never imports cricket: a cricket tree's league table becomes the
+        # cricket points table through the spine's registry, once the apps are loaded.
+        from cricket.points import COLUMNS, points_table  # models: the app registry is ready
+        from sports.services import standings_provider_register  # likewise
+
+        standings_provider_register("cricket", compute=points_table, columns=COLUMNS)
