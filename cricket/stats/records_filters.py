@@ -11,6 +11,7 @@ two participants), narrowed further by ``gender`` when given.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import uuid
 from collections.abc import Collection, Mapping
@@ -189,8 +190,14 @@ def records_filter_from_params(
     dates: dict[str, str | None] = {}
     for name in ("date_from", "date_to"):
         dates[name] = value(name)
-        if dates[name] and not _DATE.match(dates[name] or ""):
-            errors[name] = f"{dates[name]!r} is not a date (YYYY-MM-DD)"
+        raw_date = dates[name] or ""
+        if raw_date:
+            try:
+                valid = bool(_DATE.match(raw_date)) and bool(dt.date.fromisoformat(raw_date))
+            except ValueError:
+                valid = False
+            if not valid:
+                errors[name] = f"{raw_date!r} is not a date (YYYY-MM-DD)"
     competition = None
     raw_competition = value("competition")
     if raw_competition:

@@ -251,7 +251,7 @@ def test_an_unknown_parameter_is_a_400_naming_it(anon_client, docs):
 @pytest.mark.parametrize(
     ("param", "value"),
     [("match_type", "T21"), ("gender", "x"), ("season", "24"), ("team", "Nobody"),
-     ("venue", "Nowhere"), ("competition", "not-an-id")],
+     ("venue", "Nowhere"), ("competition", "not-an-id"), ("date_from", "2024-13-45")],
 )  # fmt: skip
 def test_a_bad_value_is_a_400_naming_the_parameter(anon_client, docs, param, value):
     response = anon_client.get(reverse("cricket-records", args=["highest-innings"]), {param: value})
