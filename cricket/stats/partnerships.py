@@ -36,6 +36,10 @@ from cricket.stats.refresh import statistics_lines_ensure
 # Bump when a rule below changes: every fixture's rows become stale and are rebuilt.
 RECORDS_DEFINITION_VERSION = 1
 
+# A rebuild of a few fixtures locks each of them; a larger one locks all records at once.
+_GLOBAL_LOCK = 0x6372696372656373  # "cricrecs"
+_PER_FIXTURE_LOCKS = 200
+
 _FIXTURES = """
 fx AS MATERIALIZED (
     SELECT f.id,
@@ -238,14 +242,21 @@ def records_rebuild(*, fixture_ids: Iterable[Any]) -> int:
     Returns the rows written. Holds each fixture's records lock (advisory, in id order, so
     two overlapping rebuilds never deadlock); the input versions are read before any
     delivery, so a write committing meanwhile leaves the fixture stale, never marked
-    current without its change."""
+    current without its change. A set of more than a few hundred fixtures takes the records
+    lock of every fixture at once (one exclusive lock) rather than one lock each."""
     ids = sorted({str(pk) for pk in fixture_ids})
     if not ids:
         return 0
     written = 0
     with transaction.atomic(), connection.cursor() as cursor:
-        for pk in ids:
-            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 3))", [pk])
+        if len(ids) > _PER_FIXTURE_LOCKS:
+            # One lock per fixture would overflow the server's lock table on a corpus-wide
+            # rebuild: a large set holds the records lock exclusively instead.
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_GLOBAL_LOCK])
+        else:
+            cursor.execute("SELECT pg_advisory_xact_lock_shared(%s)", [_GLOBAL_LOCK])
+            for pk in ids:
+                cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 3))", [pk])
         cursor.execute(_VERSIONS, {"ids": ids})
         versions = dict(cursor.fetchall())
         for table in _TABLES:
@@ -275,3 +286,15 @@ def records_ensure() -> list[str]:
         statistics_lines_ensure(fixture_ids=stale)
         records_rebuild(fixture_ids=stale)
     return stale
+
+
+def records_rebuild_all() -> int:
+    """Rebuild the records rows of every cricket fixture (after a bulk load); returns the
+    rows written. Safe to repeat."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT f.id::text FROM sports_fixture f JOIN sports_sport s ON s.id = f.sport_id"
+            " AND s.code = 'cricket' ORDER BY 1"
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+    return records_rebuild(fixture_ids=ids)

@@ -2,7 +2,12 @@
 
 import pytest
 
-from cricket.stats.partnerships import records_ensure, records_rebuild, records_stale
+from cricket.stats.partnerships import (
+    records_ensure,
+    records_rebuild,
+    records_rebuild_all,
+    records_stale,
+)
 from cricket.stats.records_models import (
     CricketBattingMilestone,
     CricketPartnership,
@@ -105,3 +110,13 @@ def test_records_ensure_rebuilds_a_never_built_fixture_once():
     assert CricketRecordsState.objects.filter(fixture=fixture).exists()
     assert records_stale() == []
     assert CricketPartnership.objects.filter(fixture=fixture).count() == 1
+
+
+def test_a_rebuild_of_many_fixtures_takes_one_lock_and_builds_them_all(monkeypatch):
+    monkeypatch.setattr("cricket.stats.partnerships._PER_FIXTURE_LOCKS", 1)
+    fixtures = [import_match(document(innings([ball(runs=n)]))) for n in (1, 2)]
+    records_rebuild_all()
+    assert sorted(
+        CricketPartnership.objects.filter(fixture__in=fixtures).values_list("runs", flat=True)
+    ) == [1, 2]
+    assert CricketRecordsState.objects.filter(fixture__in=fixtures).count() == 2
