@@ -282,8 +282,11 @@ def records_ensure() -> list[str]:
     Not audited and without an actor: like the scorecard's ``statistics_lines_ensure`` it
     decides nothing, it carries out a rebuild the recorded refresh already asked for."""
     stale = records_stale()
+    # The line rebuild locks each fixture it rebuilds: in slices, so a long list of stale
+    # fixtures never holds more locks than the server's lock table has room for.
+    for start in range(0, len(stale), _PER_FIXTURE_LOCKS):
+        statistics_lines_ensure(fixture_ids=stale[start : start + _PER_FIXTURE_LOCKS])
     if stale:
-        statistics_lines_ensure(fixture_ids=stale)
         records_rebuild(fixture_ids=stale)
     return stale
 
