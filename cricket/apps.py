@@ -12,3 +12,10 @@ class CricketConfig(AppConfig):
         from cricket.home import register as home_register
 
         home_register()
+
+        # The spine never imports cricket: a cricket tree's league table becomes the
+        # cricket points table through the spine's registry, once the apps are loaded.
+        from cricket.points import COLUMNS, points_table  # models: the app registry is ready
+        from sports.services import standings_provider_register  # likewise
+
+        standings_provider_register("cricket", compute=points_table, columns=COLUMNS)

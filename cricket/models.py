@@ -721,3 +721,4 @@ class DeliveryCorrectionHistory(models.Model):
 
 
 from cricket.stats.models import *  # noqa: E402,F403
+from cricket.stats.records_models import *  # noqa: E402,F403

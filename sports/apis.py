@@ -187,7 +187,9 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
     @extend_schema(
         summary="League table folded over the completed fixtures under this node",
         description="Points per result and the tie-break order come from the competition's "
-        "config, inherited down the tree; points adjustments are included.",
+        "config, inherited down the tree; points adjustments are included. A sport with its "
+        "own table answers with that table's rows: a cricket competition gives its points "
+        "table (as /cricket/competitions/{id}/points-table/), never goal columns.",
         responses={200: StandingRowSerializer(many=True), 301: MOVED},
     )
     @action(detail=True, url_path="standings", pagination_class=None, filterset_class=None)

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from sports.models import Competition, Fixture, FixtureCompetitor, TableKind
 from sports.querysets import follow_merges
-from sports.services import stat_table, table_kind_for
+from sports.services import standings_provider_for, stat_table, table_kind_for
 
 FIXTURES_PER_PAGE = 50
 
@@ -24,6 +24,24 @@ def _node_or_survivor(pk) -> Competition | None:
     if node.merged_into_id:
         return None
     return node
+
+
+def _table_context(node: Competition, kind: str) -> dict[str, object]:
+    """The rows of the node's table, and for a sport with its own table (cricket's points
+    table) its headings and cells, so no other sport's columns are ever shown."""
+    rows = stat_table(node=node, kind=kind)
+    provider = standings_provider_for(node) if kind == TableKind.STANDINGS else None
+    if provider is None:
+        return {"kind": kind, "rows": rows}
+    return {
+        "kind": kind,
+        "rows": rows,
+        "columns": [heading for _, heading in provider.columns],
+        "grid": [
+            [(row.get(key, ""), key not in ("team", "name")) for key, _ in provider.columns]
+            for row in rows
+        ],
+    }
 
 
 def competition_list(request: HttpRequest) -> HttpResponse:
@@ -62,8 +80,7 @@ def competition_detail(request: HttpRequest, pk) -> HttpResponse:
             "ancestors": ancestors,
             "children": children,
             "page": page,
-            "kind": kind,
-            "rows": stat_table(node=node, kind=kind),
+            **_table_context(node, kind),
         },
     )
 
@@ -79,8 +96,7 @@ def table_page(request: HttpRequest, pk, kind: str) -> HttpResponse:
         {
             "node": node,
             "ancestors": list(node.get_ancestors().only("id", "name")),
-            "kind": kind,
-            "rows": stat_table(node=node, kind=kind),
+            **_table_context(node, kind),
         },
     )
 

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from cricket.stats import apis
+from cricket.stats.records_apis import PartnershipListApi, PointsTableApi, RecordListApi
 
 urlpatterns = [
     path(
@@ -35,5 +36,20 @@ urlpatterns = [
         "cricket/releases/<uuid:pk>/files/<str:name>",
         apis.DatasetReleaseFileApi.as_view(),
         name="cricket-release-file",
+    ),
+    path(
+        "cricket/stats/partnerships/",
+        PartnershipListApi.as_view(),
+        name="cricket-stats-partnerships",
+    ),
+    path(
+        "cricket/records/<slug:kind>/",
+        RecordListApi.as_view(),
+        name="cricket-records",
+    ),
+    path(
+        "cricket/competitions/<uuid:pk>/points-table/",
+        PointsTableApi.as_view(),
+        name="cricket-points-table",
     ),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
@@ -21,6 +22,7 @@ from sports.models import (
     FixtureStatus,
     Participant,
     PointsAdjustment,
+    Sport,
     StatLine,
     StatTable,
     TableKind,
@@ -39,6 +41,43 @@ TIEBREAKS = {
     "head_to_head_goals_for",
 }
 MEDALS = ("gold", "silver", "bronze")
+
+
+@dataclass(frozen=True)
+class StandingsProvider:
+    """A sport's own league table: ``compute`` folds the node's table from the sport's own
+    records (never the generic result lines), ``columns`` are (row key, heading) pairs in
+    display order. Its table is folded on every read and never cached here: the sport's
+    data change through its own writers, which do not clear this app's cache."""
+
+    compute: Callable[[Competition], list[dict[str, Any]]]
+    columns: tuple[tuple[str, str], ...]
+
+
+_STANDINGS_PROVIDERS: dict[str, StandingsProvider] = {}
+
+
+def standings_provider_register(
+    sport_code: str,
+    *,
+    compute: Callable[[Competition], list[dict[str, Any]]],
+    columns: tuple[tuple[str, str], ...],
+) -> None:
+    """Called from an upper app's ``AppConfig.ready()`` (this app never imports it): the
+    league table of every tree of ``sport_code`` becomes that sport's own table."""
+    _STANDINGS_PROVIDERS[sport_code] = StandingsProvider(compute=compute, columns=columns)
+
+
+def standings_provider_for(node: Competition) -> StandingsProvider | None:
+    """The registered table of the node's sport, if it has one (a query only when the
+    node's sport is not loaded and some sport registered a table)."""
+    if node.sport_id is None or not _STANDINGS_PROVIDERS:
+        return None
+    if Competition._meta.get_field("sport").is_cached(node):
+        code = node.sport.code if node.sport else None
+    else:
+        code = Sport.objects.filter(pk=node.sport_id).values_list("code", flat=True).first()
+    return _STANDINGS_PROVIDERS.get(code or "")
 
 
 def effective_config(node: Competition) -> dict[str, Any]:
@@ -84,7 +123,11 @@ def _add(row: dict[str, int], values: dict[str, Any], points: dict[str, int]) ->
 
 def standings_compute(node: Competition) -> list[dict[str, Any]]:
     """played, won, drawn, lost, goals, goal difference and points per team over the
-    completed fixtures under ``node``, ordered by the tie-breaks its config names."""
+    completed fixtures under ``node``, ordered by the tie-breaks its config names. A sport
+    with its own table (``standings_provider_register``) gets that table instead."""
+    provider = standings_provider_for(node)
+    if provider is not None:
+        return provider.compute(node)
     config = effective_config(node)
     points = {**DEFAULT_POINTS, **config.get("points", {})}
     tiebreaks = config.get("tiebreaks", DEFAULT_TIEBREAKS)
@@ -224,7 +267,12 @@ def stat_table_rebuild(*, node: Competition, kind: str) -> StatTable:
 
 
 def stat_table(*, node: Competition, kind: str) -> list[dict[str, Any]]:
-    """The node's table: the cached one, or a fresh fold stored for the next reader."""
+    """The node's table: the cached one, or a fresh fold stored for the next reader. A
+    sport's own league table is folded on every read (see ``StandingsProvider``)."""
+    if kind == TableKind.STANDINGS:
+        provider = standings_provider_for(node)
+        if provider is not None:
+            return provider.compute(node)
     cached: list[dict[str, Any]] | None = (
         StatTable.objects.filter(competition=node, kind=kind).values_list("rows", flat=True).first()
     )

@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from cricket.stats.partnerships import records_rebuild_all
 from cricket.stats.refresh import statistics_rebuild_all
 
 
@@ -24,4 +25,9 @@ class Command(BaseCommand):
         lines, snapshots = statistics_rebuild_all(reason=reason, actor=actor)
         self.stdout.write(
             f"{lines} line rows, {snapshots} snapshot rows in {time.perf_counter() - started:.1f} s"
+        )
+        started = time.perf_counter()
+        records = records_rebuild_all()
+        self.stdout.write(
+            f"{records} partnership and milestone rows in {time.perf_counter() - started:.1f} s"
         )

@@ -1,0 +1,207 @@
+"""Cricket records, partnerships and points tables over the API.
+
+Public reads of public fixtures only. Every parameter is validated by
+``records_filter_from_params``: an unknown parameter or a bad value is a 400 naming it.
+Lists are cursor-paginated over the record's own order (record first, a unique tie-break
+last), so a page costs the same deep in the list as at its head.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cricket.points import points_table
+from cricket.stats.partnerships import records_ensure
+from cricket.stats.records import KIND_EXTRAS, KINDS, record_rows, records_decorate
+from cricket.stats.records_filters import FORMATS, GENDERS, records_filter_from_params
+from omnium.pagination import StableCursorPagination
+from sports.models import Competition
+from sports.querysets import follow_merges
+
+TRANSPORT = ("cursor", "page_size")
+
+FILTER_PARAMETERS = [
+    OpenApiParameter("match_type", str, description=f"One of {', '.join(FORMATS)}, any case."),
+    OpenApiParameter("gender", str, enum=list(GENDERS)),
+    OpenApiParameter("season", str, description="2019 or 2019/20, as the source writes it."),
+    OpenApiParameter("competition", OpenApiTypes.UUID, description="A node and its subtree."),
+    OpenApiParameter("venue", str, description="A venue's name (any case) or id."),
+    OpenApiParameter("team", str, description="The side's name (any case) or id."),
+    OpenApiParameter("opposition", str, description="The other side's name or id."),
+    OpenApiParameter("date_from", OpenApiTypes.DATE),
+    OpenApiParameter("date_to", OpenApiTypes.DATE),
+    OpenApiParameter("cursor", str, description="The cursor of the next or previous page."),
+    OpenApiParameter("page_size", int, description="Rows per page (default 50, at most 200)."),
+]
+WICKET_PARAMETER = OpenApiParameter("wicket", int, description="Only stands for this wicket.")
+
+
+class RecordsCursorPagination(StableCursorPagination):
+    page_size = 50
+    max_page_size = 200
+
+
+class _Batter(serializers.Serializer):
+    participant_id = serializers.UUIDField(allow_null=True)
+    name = serializers.CharField()
+    registry_id = serializers.CharField()
+    runs = serializers.IntegerField()
+    balls = serializers.IntegerField()
+
+
+class RecordRowSerializer(serializers.Serializer):
+    """One row of a record. The match fields are on every row of a single match (every kind
+    but the series and season totals); the figures are the kind's own."""
+
+    fixture_id = serializers.UUIDField(required=False)
+    fixture = serializers.CharField(required=False)
+    date = serializers.DateField(required=False)
+    match_type = serializers.CharField(required=False)
+    venue = serializers.CharField(required=False)
+    innings = serializers.IntegerField(required=False, help_text="The innings' number.")
+    team_id = serializers.UUIDField(required=False, allow_null=True)
+    team = serializers.CharField(required=False)
+    opposition_id = serializers.UUIDField(required=False, allow_null=True)
+    opposition = serializers.CharField(required=False)
+    scorecard_url = serializers.CharField(required=False, help_text="The match's scorecard page.")
+    scorecard_api_url = serializers.CharField(required=False)
+    participant_id = serializers.UUIDField(required=False, allow_null=True)
+    name = serializers.CharField(required=False)
+    registry_id = serializers.CharField(required=False, help_text="The Cricsheet registry id.")
+    score = serializers.CharField(required=False, help_text="As printed: 152*, 243/7, 87*.")
+    figures = serializers.CharField(required=False, help_text="Bowling: wickets/runs.")
+    runs = serializers.IntegerField(required=False)
+    balls = serializers.IntegerField(required=False)
+    innings_balls = serializers.IntegerField(
+        required=False, help_text="Fastest fifties/hundreds: the whole innings' balls."
+    )
+    fours = serializers.IntegerField(required=False)
+    sixes = serializers.IntegerField(required=False)
+    not_out = serializers.BooleanField(required=False)
+    wickets = serializers.IntegerField(required=False)
+    total = serializers.IntegerField(required=False)
+    declared = serializers.BooleanField(required=False)
+    matches = serializers.IntegerField(required=False)
+    outs = serializers.IntegerField(required=False)
+    series_id = serializers.UUIDField(required=False)
+    series = serializers.CharField(required=False)
+    series_url = serializers.CharField(required=False)
+    season = serializers.CharField(required=False)
+    wicket = serializers.IntegerField(required=False, help_text="Partnerships: the wicket.")
+    unbroken = serializers.BooleanField(required=False)
+    ended_by = serializers.CharField(required=False)
+    batters = _Batter(many=True, required=False)
+
+
+class RecordPageSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    description = serializers.CharField()
+    filters = serializers.DictField()
+    next = serializers.CharField(allow_null=True)
+    previous = serializers.CharField(allow_null=True)
+    results = RecordRowSerializer(many=True)
+
+
+def record_page(request: Request, view: APIView, kind: str) -> Response:
+    """Validate, make the derived rows current, page and decorate one record kind."""
+    rf = records_filter_from_params(
+        request.query_params, extra=KIND_EXTRAS.get(kind), ignore=TRANSPORT
+    )
+    records_ensure()
+    paginator = RecordsCursorPagination()
+    paginator.ordering = KINDS[kind].ordering
+    page = paginator.paginate_queryset(record_rows(kind, rf), request, view=view) or []
+    data: dict[str, Any] = {
+        "kind": kind,
+        "description": KINDS[kind].description,
+        "filters": rf.as_dict(),
+        "next": paginator.get_next_link(),
+        "previous": paginator.get_previous_link(),
+        "results": records_decorate(kind, list(page)),
+    }
+    return Response(RecordPageSerializer(data).data)
+
+
+class RecordListApi(APIView):
+    @extend_schema(
+        summary="A cricket record under a filter, best first, each row linked to its scorecard",
+        description="Kinds: "
+        + "; ".join(f"`{name}`: {spec.description}" for name, spec in KINDS.items())
+        + ". `partnerships` also takes `wicket`.",
+        parameters=[
+            OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=list(KINDS)),
+            *FILTER_PARAMETERS,
+            WICKET_PARAMETER,
+        ],
+        responses=RecordPageSerializer,
+    )
+    def get(self, request: Request, kind: str) -> Response:
+        if kind not in KINDS:
+            raise Http404(f"No record {kind!r}; known: {', '.join(KINDS)}.")
+        return record_page(request, self, kind)
+
+
+class PartnershipListApi(APIView):
+    @extend_schema(
+        summary="Partnerships under a filter, highest first (per wicket with wicket=N)",
+        description="A stand is two batters together at the crease, derived from the ball "
+        "order; `unbroken` unless a dismissal of one of them ended it (a retirement leaves "
+        "it unbroken, and the next stand is for the same wicket).",
+        parameters=[*FILTER_PARAMETERS, WICKET_PARAMETER],
+        responses=RecordPageSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        return record_page(request, self, "partnerships")
+
+
+class PointsRowSerializer(serializers.Serializer):
+    """One side's line in a cricket points table."""
+
+    position = serializers.IntegerField()
+    team = serializers.CharField()
+    team_id = serializers.UUIDField()
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    lost = serializers.IntegerField()
+    tied = serializers.IntegerField()
+    drawn = serializers.IntegerField()
+    no_result = serializers.IntegerField()
+    points = serializers.IntegerField()
+    net_run_rate = serializers.FloatField(allow_null=True, help_text="To three places.")
+    net_run_rate_text = serializers.CharField(help_text="Signed, as printed: +0.523.")
+    runs_for = serializers.IntegerField()
+    overs_for = serializers.CharField(help_text="Overs faced for the net run rate (38.2).")
+    runs_against = serializers.IntegerField()
+    overs_against = serializers.CharField()
+    adjustment = serializers.IntegerField(required=False)
+
+
+class PointsTableApi(APIView):
+    @extend_schema(
+        summary="A cricket competition's points table with net run rate",
+        description="Points per result from the competition's config (default win 2, tie 1, "
+        "no result 1, loss 0); net run rate = runs scored / overs faced - runs conceded / "
+        "overs bowled, an all-out side counted at its full quota, D/L targets as the file "
+        "gives them, no-result matches left out.",
+        responses=PointsRowSerializer(many=True),
+    )
+    def get(self, request: Request, pk: Any) -> Response:
+        if request.query_params:
+            raise ValidationError(
+                {name: "unknown parameter; this table takes none" for name in request.query_params}
+            )
+        survivor = follow_merges(Competition, pk)
+        node: Competition = get_object_or_404(
+            Competition.objects.filter(sport__code="cricket"), pk=survivor
+        )
+        return Response(PointsRowSerializer(points_table(node), many=True).data)
