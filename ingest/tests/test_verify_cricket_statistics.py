@@ -33,8 +33,17 @@ ARCHIVE = SHARED_DATA / "cricsheet" / "dev_matches.tar.gz"
 # Edge cases the samples lack, early in the archive (it is read as a stream, never copied):
 # a named substitute fielder, more legal balls than balls per over and a miscount written as
 # a string (64012); retired hurt (64050); absent hurt (64053); a wicket off a wide or no-ball
-# and a name two registry ids share (64059); retired not out (935819).
-EXTRA = {"64012.json", "64050.json", "64053.json", "64059.json", "935819.json"}
+# and a name two registry ids share (64059); retired not out (935819); concussion and
+# other match replacements (213288); five-ball overs of The Hundred (1252666).
+EXTRA = {
+    "64012.json",
+    "64050.json",
+    "64053.json",
+    "64059.json",
+    "213288.json",
+    "935819.json",
+    "1252666.json",
+}
 
 
 def _archive_members() -> list[tuple[str, bytes]]:
