@@ -27,8 +27,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import closing_line, median_ms, setup_django
+import bench.stats
+from bench.common import REPO, closing_line, median_ms, setup_django
 from bench.stats import copy_template, load
+
+# The shared data folder sits next to the checkout (or next to the worktrees' folder).
+ARCHIVES = [
+    base / "shared" / "data" / "cricsheet" / "dev_matches.tar.gz"
+    for base in (REPO.parent, REPO.parent.parent)
+]
 
 # A delivery row with the scope a baseline filters on.
 _D = """
@@ -205,7 +212,11 @@ def main() -> None:
     parser.add_argument("--template", default=None)
     parser.add_argument("--limit", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--archive", type=Path, default=next((p for p in ARCHIVES if p.exists()), ARCHIVES[0])
+    )
     args = parser.parse_args()
+    bench.stats.ARCHIVE = args.archive
     if args.template:
         copy_template(args.database, args.template)
     setup_django(args.database)

@@ -27,7 +27,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cricket.stats.aggregates import expand_merged
 from cricket.stats.figures import view_rows
 from cricket.stats.query import PAGE_PARAMETERS, StatsQuery
 from cricket.stats.refresh import refreshes_pending, staleness
@@ -181,7 +180,7 @@ class PlayerInningsApi(APIView):
             query,
             InningsViewSerializer,
             participant_id=player.pk,
-            pending_for=expand_merged([player.pk]),
+            pending_for=[str(player.pk)],
         )
 
 

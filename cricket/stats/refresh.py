@@ -306,8 +306,8 @@ def refreshes_pending(
 ) -> list[PendingRefresh]:
     """The refreshes still owed (pending or failed) whose fixtures fall in ``scope`` (its
     fixture-level filters: format, gender, competition subtree, season, dates) or whose
-    careers include one of ``participant_ids``; with neither, every owed refresh. Oldest
-    first.
+    careers include one of ``participant_ids`` or anyone merged into them; with neither,
+    every owed refresh. Oldest first. One query.
 
     A reader of figures in that scope either runs them first (``release_cricket_dataset``)
     or says the figures are stale and since when (the statistics API)."""
@@ -322,10 +322,13 @@ def refreshes_pending(
         )
         params += values
     if participant_ids is not None:
+        # The participants and everyone merged into them, at any depth.
         touches.append(
-            "EXISTS (SELECT 1 FROM cricket_statisticsrefreshdependency dep"
-            " WHERE dep.refresh_id = r.id AND dep.scope = 'career'"
-            " AND dep.participant_id = ANY(%s::uuid[]))"
+            "EXISTS (WITH RECURSIVE m(id) AS (SELECT unnest(%s::uuid[]) UNION"
+            " SELECT p.id FROM sports_participant p JOIN m ON p.merged_into_id = m.id)"
+            " SELECT 1 FROM cricket_statisticsrefreshdependency dep JOIN m"
+            " ON m.id = dep.participant_id WHERE dep.refresh_id = r.id"
+            " AND dep.scope = 'career')"
         )
         params.append(sorted({str(pk) for pk in participant_ids}))
     with connection.cursor() as cursor:

@@ -68,6 +68,8 @@ class LeaderboardSerializer(serializers.Serializer):
     scope = ScopeSerializer()
     ordering = serializers.CharField()
     count = serializers.IntegerField()
+    stale = serializers.BooleanField(help_text="A refresh of figures in this scope is owed.")
+    refresh_queued_at = serializers.DateTimeField(allow_null=True)
     results = LeaderboardRowSerializer(many=True)
 
 
@@ -93,6 +95,8 @@ class PlayerCareerSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     name = serializers.CharField()
     registry_ids = serializers.ListField(child=serializers.CharField())
+    stale = serializers.BooleanField(help_text="A refresh of this player's figures is owed.")
+    refresh_queued_at = serializers.DateTimeField(allow_null=True)
     formats = CareerRowSerializer(many=True)
     super_overs = CareerRowSerializer(many=True)
     innings = InningsLineSerializer(many=True)

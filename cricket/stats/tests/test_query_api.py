@@ -160,3 +160,23 @@ def test_the_release_files_carry_the_new_columns(data, tmp_path):
     # 13 runs off 5 legal balls, one wicket, in six-ball overs
     assert (x["average"], x["economy"], x["strike_rate"]) == ("13.0", "15.6", "5.0")
     assert (x["best_match_wickets"], x["best_match_runs"], x["five_wickets"]) == ("1", "10", "0")
+
+
+def test_a_leaderboard_says_stale_once_a_refresh_is_queued_even_after_a_cached_answer(
+    anon_client, data
+):
+    t20, _ = data
+    url = reverse("cricket-leaderboard-batting")
+    assert anon_client.get(url).json()["stale"] is False
+    statistics_refresh(fixture_ids=[t20.pk], reason="fix", actor="integration:t")
+    assert anon_client.get(url).json()["stale"] is True
+
+
+def test_a_career_says_stale_while_a_refresh_of_it_is_owed(anon_client, data):
+    t20, _ = data
+    a = Participant.objects.get(name="A Batter")
+    url = reverse("cricket-player-career", args=[a.pk])
+    assert anon_client.get(url).json()["stale"] is False
+    statistics_refresh(fixture_ids=[t20.pk], reason="fix", actor="integration:t")
+    body = anon_client.get(url).json()
+    assert body["stale"] is True and body["refresh_queued_at"]
