@@ -72,6 +72,42 @@ BOWLING_COLUMNS = (
 )
 
 
+TEAM_COLUMNS = (
+    "matches",
+    "won",
+    "lost",
+    "tied",
+    "drawn",
+    "no_result",
+    "innings",
+    "runs",
+    "wickets",
+    "balls",
+    "run_rate",
+    "average",
+    "highest_total",
+    "lowest_total",
+)
+
+
+def team_display(name: str, gender: str) -> str:
+    """A team's name as the site shows it: Cricsheet names men's and women's sides alike."""
+    return f"{name} (women)" if gender == "female" and "women" not in name.lower() else name
+
+
+def _result(outcome: dict, team: str) -> str:
+    if outcome.get("result") == "no result":
+        return "no_result"
+    if outcome.get("result") == "tie":
+        return "tied"  # decided by an eliminator or a bowl-out or not, a tie is a tie
+    if outcome.get("result") == "draw":
+        return "drawn"
+    winner = outcome.get("winner") or outcome.get("eliminator") or outcome.get("bowl_out")
+    if winner:
+        return "won" if winner == team else "lost"
+    return ""
+
+
 def _rate(numerator: int | Fraction, denominator: int | Fraction) -> float | None:
     """numerator / denominator to two places, half away from zero; None over zero."""
     if not denominator:
@@ -134,6 +170,9 @@ class Recomputation:
         self.gender = gender
         self.super_overs = super_overs
         self.careers: dict[str, _Career] = defaultdict(_Career)
+        # team (as shown) -> result counts and [total, wickets, legal balls, overs] per innings
+        self.team_results: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.team_innings: dict[str, list[tuple[int, int, int, Fraction]]] = defaultdict(list)
         self.names: dict[str, str] = {}
         self.matches = 0
 
@@ -159,10 +198,21 @@ class Recomputation:
             # A supersub the players list left out still played.
             for name in (info.get("supersubs") or {}).values():
                 self.careers[registry[name]].matches.add(match_id)
+        if not only:
+            for team in info["teams"]:
+                counts = self.team_results[team_display(team, info["gender"])]
+                counts["matches"] += 1
+                result = _result(info.get("outcome") or {}, team)
+                if result:
+                    counts[result] += 1
         for index, inning in enumerate(document["innings"]):
             if bool(inning.get("super_over")) != only:
                 continue
             self._innings(inning, (match_id, index), registry, balls_per_over)
+            if not only:
+                self.team_innings[team_display(inning["team"], info["gender"])].append(
+                    _team_innings(inning, balls_per_over)
+                )
 
     def _innings(self, inning: dict, key: tuple, registry: dict, balls_per_over: int) -> None:
         match_id = key[0]
@@ -315,6 +365,42 @@ class Recomputation:
             }
         return rows
 
+    def teams(self) -> dict[str, dict[str, Any]]:
+        """The team view (standard innings) keyed by the team's shown name."""
+        rows = {}
+        for team, counts in self.team_results.items():
+            innings = self.team_innings.get(team, [])
+            runs = sum(i[0] for i in innings)
+            wickets = sum(i[1] for i in innings)
+            rows[team] = {
+                "matches": counts["matches"],
+                **{r: counts[r] for r in ("won", "lost", "tied", "drawn", "no_result")},
+                "innings": len(innings),
+                "runs": runs,
+                "wickets": wickets,
+                "balls": sum(i[2] for i in innings),
+                "run_rate": _rate(runs, sum((i[3] for i in innings), Fraction(0))),
+                "average": _rate(runs, wickets),
+                "highest_total": max((i[0] for i in innings), default=None),
+                "lowest_total": min((i[0] for i in innings), default=None),
+            }
+        return rows
+
+
+def _team_innings(inning: dict, balls_per_over: int) -> tuple[int, int, int, Fraction]:
+    """(total with penalty runs, wickets, legal balls, overs of the match's length)."""
+    penalty = inning.get("penalty_runs") or {}
+    total = penalty.get("pre", 0) + penalty.get("post", 0)
+    wickets = legal = 0
+    for over in inning.get("overs", []):
+        for delivery in over["deliveries"]:
+            total += delivery["runs"]["total"]
+            legal += not (_wide(delivery) or _noball(delivery))
+            wickets += sum(
+                1 for w in delivery.get("wickets") or [] if w["kind"] not in NOT_OUT_KINDS
+            )
+    return total, wickets, legal, Fraction(legal, balls_per_over)
+
 
 def recompute(
     sources: Iterable[tuple[str, bytes]], **scope: Any
@@ -335,6 +421,11 @@ def engine_rows(rows: Iterable[dict[str, Any]], columns: tuple[str, ...]) -> dic
             continue
         keyed[row["registry_id"]] = {c: row[c] for c in columns}
     return keyed
+
+
+def engine_team_rows(rows: Iterable[dict[str, Any]]) -> dict[str, dict]:
+    """Team view rows (``figures.team_rows``) keyed by the team's shown name."""
+    return {row["name"]: {c: row[c] for c in TEAM_COLUMNS} for row in rows}
 
 
 def compare(engine: dict[str, dict], files: dict[str, dict]) -> list[str]:

@@ -7,13 +7,17 @@ import pytest
 
 from cricket.stats.aggregates import Scope, careers
 from cricket.stats.engine import lines_rebuild_all
+from cricket.stats.figures import team_rows
+from cricket.stats.query import StatsQuery
 from cricket.tests.factories import seed_dismissal_kinds
-from ingest.cricsheet.importer import import_bytes, iter_sources
+from ingest.cricsheet.importer import import_bytes, iter_sources, match_id_of
 from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
+    Recomputation,
     compare,
     engine_rows,
+    engine_team_rows,
     recompute,
 )
 from omnium.testing import REPO_ROOT, SHARED_DATA
@@ -79,6 +83,13 @@ def test_engine_careers_equal_a_recomputation_from_the_files_in_every_scope(sour
         assert compare(engine_rows(rows, BATTING_COLUMNS), batting) == [], scope
         assert compare(engine_rows(rows, BOWLING_COLUMNS), bowling) == [], scope
         assert batting, scope
+    for scope, params in (({}, {}), ({"format_code": "Test"}, {"format": "Test"})):
+        fold = Recomputation(**scope)
+        for filename, raw in sources:
+            fold.add_file(raw, match_id=match_id_of(filename))
+        teams = team_rows(StatsQuery.parse(params, view="team"))
+        assert compare(engine_team_rows(teams), fold.teams()) == [], scope
+        assert teams, scope
 
 
 def test_the_comparison_names_each_differing_figure():
