@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install browser services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search
+.PHONY: help install browser services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -114,6 +114,9 @@ bench-pages: services ## Benchmark: every public page type under gunicorn vs a b
 
 bench-stats: services ## Benchmark: cricket statistics full rebuild vs one fixture's refresh, career table read
 	$(PY) bench/stats.py $(BENCH_ARGS)
+
+bench-stats-query: services ## Benchmark: 20 Statsguru-style queries through the query object vs plain SQL over deliveries
+	$(PY) bench/stats_query.py $(BENCH_ARGS)
 
 verify-stats: services ## Compare every cricket career in the database with a recomputation from the dev corpus files
 	DEBUG=$${DEBUG:-true} $(MANAGE) verify_cricket_statistics $(VERIFY_ARGS)

@@ -230,6 +230,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "omnium.schema.OmniumAutoSchema",
     "EXCEPTION_HANDLER": "omnium.exceptions.api_exception_handler",
+    "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttling.AnonymousAdmissionThrottle",
         "accounts.throttling.ConsumerRateThrottle",

@@ -27,22 +27,29 @@ from typing import Any
 
 from django.db import connection, transaction
 
-# Bump when a rule of the engine or of a fold changes: every snapshot becomes stale.
-DEFINITION_VERSION = 1
+# Bump when a rule of the engine or of a fold changes: every snapshot becomes stale
+# (2: not outs, ducks, the highest score's not-out marker, averages, strike rates, economy
+# over the match's own balls per over, 4w/5w innings, 10w matches, best match figures).
+DEFINITION_VERSION = 2
 
 SUPER_OVER_MODES = ("exclude", "only")
 
 BATTING_FIELDS = (
     "matches",
     "innings",
+    "not_outs",
     "runs",
     "balls_faced",
     "fours",
     "sixes",
     "outs",
+    "ducks",
     "highest",
+    "highest_not_out",
     "fifties",
     "hundreds",
+    "average",
+    "strike_rate",
 )
 FIELDING_FIELDS = (
     "catches",
@@ -60,9 +67,20 @@ BOWLING_FIELDS = (
     "maidens",
     "best_wickets",
     "best_runs",
+    "best_match_wickets",
+    "best_match_runs",
+    "four_wickets",
+    "five_wickets",
+    "ten_wickets",
+    "bowling_average",
+    "economy",
+    "bowling_strike_rate",
 )
 FIGURES = BATTING_FIELDS + FIELDING_FIELDS + BOWLING_FIELDS
 ORDERINGS = {f: f for f in FIGURES} | {"name": "name"}
+
+# Which line table a filter applies to (``Scope.where``'s ``table``).
+LINE_KINDS = ("app", "bat", "fld", "bowl", "team")
 
 
 @dataclass(frozen=True)
@@ -84,9 +102,15 @@ class Scope:
                 f"super_overs: {self.super_overs!r} is not one of {', '.join(SUPER_OVER_MODES)}"
             )
 
-    def where(self, alias: str = "l") -> tuple[str, list[Any]]:
-        clauses = [f"{alias}.super_over = %s"]
-        params: list[Any] = [self.super_overs == "only"]
+    def where(self, alias: str = "l", table: str = "bat") -> tuple[str, list[Any]]:
+        """The WHERE clause over line table ``table`` (one of ``LINE_KINDS``) as ``alias``;
+        every kind carries the fixture's scope columns, so the scope ignores the kind, but
+        for ``side`` (a match side is the whole match: no super-over flag to read)."""
+        clauses = ["true"]
+        params: list[Any] = []
+        if table != "side":
+            clauses = [f"{alias}.super_over = %s"]
+            params.append(self.super_overs == "only")
         if self.format_code:
             clauses.append(f"{alias}.format_code = %s")
             params.append(self.format_code)
@@ -111,6 +135,11 @@ class Scope:
             params.append(self.competition_id)
         return " AND ".join(clauses), params
 
+    def appearances_from_lines(self) -> str | None:
+        """None: matches are read from the appearances. A query narrowing innings (their
+        number, the batting position) names the line kinds whose rows stand for a match."""
+        return None
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "match_type": self.format_code or None,
@@ -121,6 +150,17 @@ class Scope:
             "date_to": self.date_to.isoformat() if self.date_to else None,
             "super_overs": self.super_overs,
         }
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    """An extra grouping column ``k`` of a fold: its expression over the line ``l`` and
+    the join it needs; ``lines`` when the key exists only on innings lines (an appearance
+    has no innings), so matches are then counted from the lines."""
+
+    expr: str
+    join: str = ""
+    lines: bool = False
 
 
 # Merged participants resolve to their final survivor (chains of any length).
@@ -136,15 +176,15 @@ canon AS (
       JOIN sports_participant p ON p.id = c.survivor AND p.merged_into_id IS NULL
 )"""
 
-# Extra grouping keys for snapshot levels: (select expression, join).
+# Extra grouping keys for snapshot levels.
 _LEVEL_KEYS = {
-    "format": ("l.format_code", ""),
-    "root": (
+    "format": GroupKey("l.format_code"),
+    "root": GroupKey(
         "root.id",
         "JOIN sports_competition c ON c.id = l.competition_id "
         "JOIN sports_competition root ON root.tree_id = c.tree_id AND root.level = 0",
     ),
-    "season": (
+    "season": GroupKey(
         "sn.id",
         "JOIN sports_competition c ON c.id = l.competition_id "
         "JOIN sports_competition sn ON sn.tree_id = c.tree_id AND sn.lft <= c.lft "
@@ -152,22 +192,50 @@ _LEVEL_KEYS = {
     ),
 }
 
+_LINE_TABLES = {
+    "bat": "cricket_cricketbattingline",
+    "fld": "cricket_cricketfieldingline",
+    "bowl": "cricket_cricketbowlingline",
+}
+_APP_COLUMNS = (
+    "fixture_id, participant_id, team_id, innings_ordinal, occurred_on, competition_id, "
+    "format_code, gender, season, super_over"
+)
+
+
+def _app_source(kinds: str | None) -> str:
+    """The appearances, or (for a key or filter on innings) one row per innings line of the
+    given kinds ("bat", "bat,bowl,fld"): a match is then a fixture with such a line."""
+    if kinds is None:
+        return "cricket_cricketappearance"
+    union = " UNION ALL ".join(
+        f"SELECT {_APP_COLUMNS} FROM {_LINE_TABLES[kind]}" for kind in kinds.split(",")
+    )
+    return f"({union})"
+
 
 def _fold_sql(
-    scope: Scope, *, key: str | None = None, participant_ids: list[str] | None = None
+    scope: Scope,
+    *,
+    key: str | GroupKey | None = None,
+    participant_ids: list[str] | None = None,
 ) -> tuple[str, list[Any]]:
     """The fold: one row per (participant[, key]) with every figure. ``key`` adds one
-    grouping column ``k`` (format, competition root or season node)."""
-    key_expr, key_join = _LEVEL_KEYS[key] if key else ("''", "")
-    where, where_params = scope.where("l")
+    grouping column ``k`` (a snapshot level's name, or a query's ``GroupKey``)."""
+    group = _LEVEL_KEYS[key] if isinstance(key, str) else key or GroupKey("''")
+    app_kinds = scope.appearances_from_lines()
+    if group.lines and app_kinds is None:
+        app_kinds = "bat,bowl,fld"
     params: list[Any] = []
     parts = []
     for name, table in (
-        ("app", "cricket_cricketappearance"),
-        ("bat", "cricket_cricketbattingline"),
-        ("fld", "cricket_cricketfieldingline"),
-        ("bowl", "cricket_cricketbowlingline"),
+        ("app", _app_source(app_kinds)),
+        ("bat", _LINE_TABLES["bat"]),
+        ("fld", _LINE_TABLES["fld"]),
+        ("bowl", _LINE_TABLES["bowl"]),
     ):
+        kind = ("lines" if app_kinds else "app") if name == "app" else name
+        where, where_params = scope.where("l", kind)
         only = ""
         extra: list[Any] = []
         if participant_ids is not None:
@@ -175,8 +243,8 @@ def _fold_sql(
             extra = [participant_ids]
         parts.append(
             f"""{name}_l AS (
-    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, ({key_expr})::text AS k, l.*
-      FROM {table} l LEFT JOIN canon ON canon.id = l.participant_id {key_join}
+    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, ({group.expr})::text AS k, l.*
+      FROM {table} l LEFT JOIN canon ON canon.id = l.participant_id {group.join}
      WHERE {where}{only}
 )"""
         )
@@ -188,6 +256,9 @@ app AS (SELECT pid, k, COUNT(DISTINCT fixture_id) AS matches FROM app_l GROUP BY
 bat AS (
     SELECT pid, k, COUNT(*) AS innings, SUM(runs) AS runs, SUM(balls_faced) AS balls_faced,
            SUM(fours) AS fours, SUM(sixes) AS sixes, SUM(outs) AS outs, MAX(runs) AS highest,
+           -- the highest score carries its not-out marker when any innings of it was not out
+           (array_agg(outs = 0 ORDER BY runs DESC, outs ASC))[1] AS highest_not_out,
+           COUNT(*) FILTER (WHERE runs = 0 AND outs > 0) AS ducks,
            COUNT(*) FILTER (WHERE runs BETWEEN 50 AND 99) AS fifties,
            COUNT(*) FILTER (WHERE runs >= 100) AS hundreds
       FROM bat_l GROUP BY pid, k
@@ -203,16 +274,36 @@ bowl AS (
     SELECT pid, k, COUNT(*) AS bowling_innings, SUM(legal_balls) AS legal_balls,
            SUM(runs_conceded) AS runs_conceded, SUM(wickets) AS wickets,
            SUM(maidens) AS maidens,
+           -- overs of each match's own length (8-ball overs count as 8 balls), in 120ths
+           -- of an over: exact for 4-, 5-, 6- and 8-ball overs, so economy rounds exactly
+           SUM(legal_balls * 120.0 / balls_per_over) AS over_units,
+           COUNT(*) FILTER (WHERE wickets = 4) AS four_wickets,
+           COUNT(*) FILTER (WHERE wickets >= 5) AS five_wickets,
            (array_agg(wickets ORDER BY wickets DESC, runs_conceded ASC))[1] AS best_wickets,
            (array_agg(runs_conceded ORDER BY wickets DESC, runs_conceded ASC))[1] AS best_runs
       FROM bowl_l GROUP BY pid, k
+),
+bowl_match AS (
+    SELECT pid, k,
+           COUNT(*) FILTER (WHERE wickets >= 10) AS ten_wickets,
+           (array_agg(wickets ORDER BY wickets DESC, runs ASC))[1] AS best_match_wickets,
+           (array_agg(runs ORDER BY wickets DESC, runs ASC))[1] AS best_match_runs
+      FROM (SELECT pid, k, fixture_id, SUM(wickets) AS wickets, SUM(runs_conceded) AS runs
+              FROM bowl_l GROUP BY pid, k, fixture_id) m
+     GROUP BY pid, k
 )
 SELECT app.pid AS participant_id, app.k AS k,
        app.matches,
-       COALESCE(bat.innings, 0) AS innings, COALESCE(bat.runs, 0) AS runs,
+       COALESCE(bat.innings, 0) AS innings,
+       COALESCE(bat.innings, 0) - COALESCE(bat.outs, 0) AS not_outs,
+       COALESCE(bat.runs, 0) AS runs,
        COALESCE(bat.balls_faced, 0) AS balls_faced, COALESCE(bat.fours, 0) AS fours,
        COALESCE(bat.sixes, 0) AS sixes, COALESCE(bat.outs, 0) AS outs,
-       bat.highest, COALESCE(bat.fifties, 0) AS fifties, COALESCE(bat.hundreds, 0) AS hundreds,
+       COALESCE(bat.ducks, 0) AS ducks,
+       bat.highest, COALESCE(bat.highest_not_out, false) AS highest_not_out,
+       COALESCE(bat.fifties, 0) AS fifties, COALESCE(bat.hundreds, 0) AS hundreds,
+       ROUND(bat.runs::numeric / NULLIF(bat.outs, 0), 2)::float8 AS average,
+       ROUND(100.0 * bat.runs / NULLIF(bat.balls_faced, 0), 2)::float8 AS strike_rate,
        COALESCE(fld.catches, 0) AS catches, COALESCE(fld.stumpings, 0) AS stumpings,
        COALESCE(fld.run_outs, 0) AS run_outs,
        COALESCE(fld.substitute_catches, 0) AS substitute_catches,
@@ -222,11 +313,21 @@ SELECT app.pid AS participant_id, app.k AS k,
        COALESCE(bowl.legal_balls, 0) AS legal_balls,
        COALESCE(bowl.runs_conceded, 0) AS runs_conceded,
        COALESCE(bowl.wickets, 0) AS wickets, COALESCE(bowl.maidens, 0) AS maidens,
-       bowl.best_wickets, bowl.best_runs
+       bowl.best_wickets, bowl.best_runs,
+       bm.best_match_wickets, bm.best_match_runs,
+       COALESCE(bowl.four_wickets, 0) AS four_wickets,
+       COALESCE(bowl.five_wickets, 0) AS five_wickets,
+       COALESCE(bm.ten_wickets, 0) AS ten_wickets,
+       ROUND(bowl.runs_conceded::numeric / NULLIF(bowl.wickets, 0), 2)::float8
+         AS bowling_average,
+       ROUND(bowl.runs_conceded * 120.0 / NULLIF(bowl.over_units, 0), 2)::float8 AS economy,
+       ROUND(bowl.legal_balls::numeric / NULLIF(bowl.wickets, 0), 2)::float8
+         AS bowling_strike_rate
   FROM app
   LEFT JOIN bat ON bat.pid = app.pid AND bat.k = app.k
   LEFT JOIN fld ON fld.pid = app.pid AND fld.k = app.k
   LEFT JOIN bowl ON bowl.pid = app.pid AND bowl.k = app.k
+  LEFT JOIN bowl_match bm ON bm.pid = app.pid AND bm.k = app.k
 """
     return sql, params
 
@@ -274,12 +375,14 @@ def careers(
     limit: int | None = None,
     offset: int = 0,
     minimum: dict[str, int] | None = None,
+    group: GroupKey | None = None,
 ) -> list[dict[str, Any]]:
     """Every participant's figures in ``scope`` (one row each, with name and registry id),
     folded live from the lines. ``ordering`` is a figure (``-`` for descending; ties by
-    name); ``minimum`` keeps rows whose figures reach the given values."""
+    name); ``minimum`` keeps rows whose figures reach the given values; ``group`` folds one
+    row per participant and key (kept as ``k``)."""
     expanded = expand_merged(participant_ids) if participant_ids is not None else None
-    fold, params = _fold_sql(scope, participant_ids=expanded)
+    fold, params = _fold_sql(scope, key=group, participant_ids=expanded)
     sql = _IDENTITY.format(fold=fold)
     descending = ordering.startswith("-")
     column = ORDERINGS.get(ordering.lstrip("-"))
@@ -295,7 +398,7 @@ def careers(
         sql += " WHERE " + " AND ".join(conditions)
     sql += (
         f" ORDER BY {'p.name' if column == 'name' else 'f.' + column}"
-        f" {'DESC NULLS LAST' if descending else 'ASC NULLS LAST'}, p.name, f.participant_id"
+        f" {'DESC NULLS LAST' if descending else 'ASC NULLS LAST'}, p.name, f.participant_id, f.k"
     )
     if limit is not None:
         sql += " LIMIT %s OFFSET %s"
@@ -303,8 +406,9 @@ def careers(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = _rows(cursor)
-    for row in rows:
-        row.pop("k", None)
+    if group is None:
+        for row in rows:
+            row.pop("k", None)
     return rows
 
 

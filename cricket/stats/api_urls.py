@@ -3,6 +3,13 @@
 from django.urls import path
 
 from cricket.stats import apis
+from cricket.stats.query_apis import (
+    BattingStatsApi,
+    BowlingStatsApi,
+    FieldingStatsApi,
+    PlayerInningsApi,
+    TeamStatsApi,
+)
 from cricket.stats.records_apis import PartnershipListApi, PointsTableApi, RecordListApi
 
 urlpatterns = [
@@ -51,5 +58,30 @@ urlpatterns = [
         "cricket/competitions/<uuid:pk>/points-table/",
         PointsTableApi.as_view(),
         name="cricket-points-table",
+    ),
+]
+
+# The query views (cricket.stats.query_apis).
+urlpatterns += [
+    path(
+        "cricket/stats/batting/",
+        BattingStatsApi.as_view(),
+        name="cricket-stats-batting",
+    ),
+    path(
+        "cricket/stats/bowling/",
+        BowlingStatsApi.as_view(),
+        name="cricket-stats-bowling",
+    ),
+    path(
+        "cricket/stats/fielding/",
+        FieldingStatsApi.as_view(),
+        name="cricket-stats-fielding",
+    ),
+    path("cricket/stats/team/", TeamStatsApi.as_view(), name="cricket-stats-team"),
+    path(
+        "cricket/players/<uuid:pk>/innings/",
+        PlayerInningsApi.as_view(),
+        name="cricket-player-innings",
     ),
 ]

@@ -7,6 +7,7 @@ Releases are for editors, reviewers and administrators.
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -21,6 +22,7 @@ from rest_framework.views import APIView
 from cricket.freshness import career_freshness, leaderboard_freshness
 from cricket.stats.aggregates import FIGURES, career_count, careers
 from cricket.stats.models import DatasetRelease, DatasetReleaseJob
+from cricket.stats.refresh import refreshes_pending, staleness
 from cricket.stats.release import (
     dataset_release_request,
     private_storage,
@@ -87,11 +89,45 @@ class IsStatisticsStaff(BasePermission):
         return bool(user and user.is_authenticated and getattr(user, "role", "") in STAFF_ROLES)
 
 
+def _owed(pending) -> tuple:
+    return (len(pending), pending[0].requested_at if pending else None)
+
+
+def _leaderboard_state(request: Request, **kwargs) -> tuple | None:
+    """The leaderboard's freshness plus the refreshes its scope still owes: a refresh
+    queued after the last one finished is a new answer (it says ``stale``)."""
+    state = leaderboard_freshness(request, **kwargs)
+    if state is None:
+        return None
+    try:
+        scope = scope_from_params(request.query_params)
+    except DjangoValidationError:  # a bad scope answers 400 from the view, uncached
+        return None
+    # kept on the request, so the view says what the validator saw without asking again
+    owed = vars(request)["_owed_refreshes"] = refreshes_pending(scope=scope)
+    return (*state, *_owed(owed))
+
+
+def _career_state(request: Request, pk=None, **kwargs) -> tuple | None:
+    """The career's freshness plus the refreshes their careers still owe."""
+    state = career_freshness(request, pk=pk, **kwargs)
+    if state is None:
+        return None
+    owed = vars(request)["_owed_refreshes"] = refreshes_pending(participant_ids=[pk])
+    return (*state, *_owed(owed))
+
+
+def _owed_by(request: Request, **where) -> list:
+    """The owed refreshes the freshness check read for this request, else read now."""
+    owed = vars(request).get("_owed_refreshes")
+    return owed if owed is not None else refreshes_pending(**where)
+
+
 class _LeaderboardApi(APIView):
     default_ordering = "-runs"
     minimum: dict[str, int] = {}
 
-    @conditional(leaderboard_freshness, cache_seconds=300)
+    @conditional(_leaderboard_state, cache_seconds=300)
     def get(self, request: Request) -> Response:
         scope = scope_from_params(request.query_params)
         ordering = request.query_params.get("ordering") or self.default_ordering
@@ -106,6 +142,7 @@ class _LeaderboardApi(APIView):
             "scope": scope.as_dict(),
             "ordering": ordering,
             "count": count,
+            **staleness(_owed_by(request, scope=scope)),
             "results": rows,
         }
         return Response(LeaderboardSerializer(data).data)
@@ -143,7 +180,7 @@ class PlayerCareerApi(APIView):
         summary="A cricket player's career: per format, the super-over scope, latest innings",
         responses=PlayerCareerSerializer,
     )
-    @conditional(career_freshness, cache_seconds=300)
+    @conditional(_career_state, cache_seconds=300)
     def get(self, request: Request, pk) -> Response:
         player = cricket_player(pk)
         career = player_career(player)
@@ -151,6 +188,7 @@ class PlayerCareerApi(APIView):
             "id": player.pk,
             "name": player.name,
             "registry_ids": registry_ids(player),
+            **staleness(_owed_by(request, participant_ids=[player.pk])),
             **career,
             "innings": list(player_innings(player)),
         }

@@ -29,7 +29,13 @@ The rules:
   substitute is counted in the ``substitute_*`` columns instead; an unnamed substitute
   (the source may record one with no name) belongs to no one;
 - batting innings: the innings where a player is batter, non-striker or the player out;
-- appearances (matches): listed in a team's players, or named in any delivery or wicket.
+- appearances (matches): listed in a team's players, entering through ``replacements.match``
+  (a concussion, covid or impact-player replacement), or named in any delivery or wicket as
+  batter, non-striker, bowler, player out or a fielder who is not a substitute: a substitute
+  fielder does not play the match;
+- match sides: per team of a fixture, its opposition, venue, host country, home/away/neutral
+  (the venue's country against each team's, where both are known), result and toss from that
+  team's side, the keys the query vocabulary filters lines on (``cricket.stats.query``).
 
 Lines also carry what a scorecard prints, so the scorecard reads them and derives nothing
 itself: batting and bowling order (first appearance), how each batting innings ended (the
@@ -57,6 +63,7 @@ LINE_TABLES = (
     "cricket_cricketfieldingline",
     "cricket_cricketteaminningsline",
     "cricket_cricketappearance",
+    "cricket_cricketmatchside",
 )
 
 # One advisory lock key for all line rebuilds: a full rebuild holds it exclusively, a
@@ -64,8 +71,10 @@ LINE_TABLES = (
 _GLOBAL_LOCK = 0x6372696373746174  # "cricstat"
 
 # What the lines hold and how they are derived; lines built under another value are stale
-# (2: batting and bowling order, dismissals, falls of wicket, extras by type).
-LINES_DEFINITION_VERSION = 2
+# (2: batting and bowling order, dismissals, falls of wicket, extras by type; 3: substitute
+# fielders do not play, match replacements do, the fielding side on bowling and fielding
+# lines, match sides).
+LINES_DEFINITION_VERSION = 3
 
 # The fixtures being rebuilt, with the scope each line copies. {where} selects them.
 _FIXTURES = """
@@ -86,7 +95,11 @@ fx AS (
 inn AS (
     SELECT i.id, i.fixture_id, i.ordinal, i.super_over, i.batting_team_id,
            COALESCE(i.penalty_runs_pre, 0) AS penalty_pre,
-           COALESCE(i.penalty_runs_pre, 0) + COALESCE(i.penalty_runs_post, 0) AS penalty_runs
+           COALESCE(i.penalty_runs_pre, 0) + COALESCE(i.penalty_runs_post, 0) AS penalty_runs,
+           (SELECT c.participant_id FROM sports_fixturecompetitor c
+             WHERE c.fixture_id = i.fixture_id AND c.parent_id IS NULL
+               AND c.participant_id IS DISTINCT FROM i.batting_team_id
+             ORDER BY c.ordinal NULLS LAST, c.id LIMIT 1) AS fielding_team_id
       FROM cricket_innings i JOIN fx ON fx.id = i.fixture_id
      WHERE {deliveries_innings}
 ),
@@ -222,9 +235,9 @@ wk AS MATERIALIZED (
       FROM w WHERE credits_bowler GROUP BY innings_id, bowler_id
 )
 INSERT INTO cricket_cricketbowlingline
-    ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, participant_id, position,
-     legal_balls, runs_conceded, wickets, maidens, wides, noballs)
-SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, b.pid,
+    ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, participant_id, team_id, balls_per_over,
+     position, legal_balls, runs_conceded, wickets, maidens, wides, noballs)
+SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, b.pid, inn.fielding_team_id, fx.balls_per_over,
        ROW_NUMBER() OVER (PARTITION BY b.innings_id ORDER BY b.first_ball),
        b.legal_balls, b.conceded, COALESCE(wk.wickets, 0), COALESCE(m.maidens, 0),
        b.wides, b.noballs
@@ -246,10 +259,10 @@ credits AS MATERIALIZED (
       FROM w WHERE w.kind = 'caught-and-bowled'
 )
 INSERT INTO cricket_cricketfieldingline
-    ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, participant_id,
+    ({_SCOPE_COLUMNS}, innings_id, innings_ordinal, participant_id, team_id,
      catches, stumpings, run_outs, substitute_catches, substitute_stumpings,
      substitute_run_outs)
-SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, c.pid,
+SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, c.pid, inn.fielding_team_id,
        COUNT(*) FILTER (WHERE c.kind = 'caught' AND NOT c.substitute),
        COUNT(*) FILTER (WHERE c.kind = 'stumped' AND NOT c.substitute),
        COUNT(*) FILTER (WHERE c.kind = 'run-out' AND NOT c.substitute),
@@ -260,7 +273,7 @@ SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, c.pid,
   JOIN inn ON inn.id = c.innings_id
   JOIN fx ON fx.id = inn.fixture_id
  GROUP BY fx.id, fx.occurred_on, fx.competition_id, fx.format_code, fx.gender, fx.season,
-          inn.super_over, inn.id, inn.ordinal, c.pid
+          inn.super_over, inn.id, inn.ordinal, c.pid, inn.fielding_team_id
 """
 
 _TEAM = f"""
@@ -289,32 +302,92 @@ SELECT {_SCOPE_VALUES}, inn.id, inn.ordinal, inn.batting_team_id,
   LEFT JOIN wk ON wk.innings_id = inn.id
 """
 
+# The side a player appears for: the squad's team first, else the side a ball names them
+# for (batting side for batter, non-striker and player out; fielding side for bowler and
+# fielder; the replacement's own team).
 _APPEARANCES = f"""
 WITH {_FIXTURES},
 named AS MATERIALIZED (
-    SELECT innings_id, batter_id AS pid FROM d
-    UNION SELECT innings_id, bowler_id FROM d
-    UNION SELECT innings_id, non_striker_id FROM d
-    UNION SELECT innings_id, player_out_id FROM w
-    UNION SELECT w.innings_id, f.participant_id
+    SELECT d.innings_id, d.batter_id AS pid, inn.batting_team_id AS team_id
+      FROM d JOIN inn ON inn.id = d.innings_id
+    UNION SELECT d.innings_id, d.non_striker_id, inn.batting_team_id
+      FROM d JOIN inn ON inn.id = d.innings_id
+    UNION SELECT w.innings_id, w.player_out_id, inn.batting_team_id
+      FROM w JOIN inn ON inn.id = w.innings_id
+    UNION SELECT d.innings_id, d.bowler_id, inn.fielding_team_id
+      FROM d JOIN inn ON inn.id = d.innings_id
+    UNION SELECT w.innings_id, f.participant_id, inn.fielding_team_id
       FROM w JOIN cricket_deliverywicketfielder f ON f.wicket_id = w.id
-     WHERE f.participant_id IS NOT NULL
+      JOIN inn ON inn.id = w.innings_id
+     WHERE f.participant_id IS NOT NULL AND NOT f.substitute
+    UNION SELECT d.innings_id, r.player_in_id, r.team_id
+      FROM cricket_deliveryreplacement r JOIN d ON d.id = r.delivery_id
+     WHERE r.kind = 'match'
 ),
 rows AS MATERIALIZED (
-    SELECT inn.fixture_id, n.pid, inn.super_over
+    SELECT inn.fixture_id, n.pid, inn.super_over, n.team_id, 1 AS priority
       FROM named n JOIN inn ON inn.id = n.innings_id
-    UNION
-    SELECT c.fixture_id, c.participant_id, false
+    UNION ALL
+    SELECT c.fixture_id, c.participant_id, false, t.participant_id, 0
       FROM sports_fixturecompetitor c JOIN fx ON fx.id = c.fixture_id
-     WHERE c.parent_id IS NOT NULL AND c.participant_id IS NOT NULL
+      JOIN sports_fixturecompetitor t ON t.id = c.parent_id
+     WHERE c.participant_id IS NOT NULL
 )
-INSERT INTO cricket_cricketappearance ({_SCOPE_COLUMNS}, participant_id)
-SELECT fx.id, fx.occurred_on, fx.competition_id, fx.format_code, fx.gender, fx.season,
-       r.super_over, r.pid
+INSERT INTO cricket_cricketappearance ({_SCOPE_COLUMNS}, participant_id, team_id)
+SELECT DISTINCT ON (r.fixture_id, r.pid, r.super_over)
+       fx.id, fx.occurred_on, fx.competition_id, fx.format_code, fx.gender, fx.season,
+       r.super_over, r.pid, r.team_id
   FROM rows r JOIN fx ON fx.id = r.fixture_id
+ ORDER BY r.fixture_id, r.pid, r.super_over, r.priority, r.team_id
 """
 
-_STATEMENTS = (_BATTING, _BOWLING, _FIELDING, _TEAM, _APPEARANCES)
+# Each team's side of a fixture. The toss winner is named as the source names the team;
+# the team's outside id is "team:<gender>:<name>" (cricket.services.cricket_team).
+_SIDES = f"""
+WITH {_FIXTURES},
+sides AS MATERIALIZED (
+    SELECT c.fixture_id, c.participant_id AS team_id, c.rank,
+           (SELECT o.participant_id FROM sports_fixturecompetitor o
+             WHERE o.fixture_id = c.fixture_id AND o.parent_id IS NULL
+               AND o.participant_id IS DISTINCT FROM c.participant_id
+             ORDER BY o.ordinal NULLS LAST, o.id LIMIT 1) AS opposition_id
+      FROM sports_fixturecompetitor c JOIN fx ON fx.id = c.fixture_id
+     WHERE c.parent_id IS NULL AND c.participant_id IS NOT NULL
+)
+INSERT INTO cricket_cricketmatchside
+    ({_SCOPE_COLUMNS}, team_id, opposition_id, venue_id, host_country, team_type,
+     home_away, result, toss, balls_per_over)
+SELECT fx.id, fx.occurred_on, fx.competition_id, fx.format_code, fx.gender, fx.season,
+       false, s.team_id, s.opposition_id, f.venue_id, COALESCE(v.country, ''),
+       COALESCE(f.format->>'team_type', ''),
+       CASE WHEN COALESCE(v.country, '') = '' THEN ''
+            WHEN t.country = v.country THEN 'home'
+            WHEN o.country = v.country THEN 'away'
+            WHEN t.country IS NOT NULL AND o.country IS NOT NULL THEN 'neutral'
+            ELSE '' END,
+       CASE WHEN f.result->>'outcome' = 'no_result' THEN 'no_result'
+            WHEN (f.result->>'tie')::boolean THEN 'tied'
+            WHEN f.result->>'outcome' = 'draw' THEN 'drawn'
+            WHEN f.result->>'outcome' = 'win' AND s.rank = 1 THEN 'won'
+            WHEN f.result->>'outcome' = 'win' THEN 'lost'
+            ELSE '' END,
+       CASE WHEN COALESCE(f.meta->'toss'->>'winner', '') = '' THEN ''
+            WHEN EXISTS (SELECT 1 FROM sports_externalidmap e
+                          WHERE e.source_code = 'cricsheet' AND e.entity_type = 'participant'
+                            AND e.internal_id = s.team_id
+                            AND e.external_id = 'team:' || fx.gender || ':'
+                                                || (f.meta->'toss'->>'winner'))
+            THEN 'won' ELSE 'lost' END,
+       fx.balls_per_over
+  FROM sides s
+  JOIN fx ON fx.id = s.fixture_id
+  JOIN sports_fixture f ON f.id = s.fixture_id
+  JOIN sports_participant t ON t.id = s.team_id
+  LEFT JOIN sports_participant o ON o.id = s.opposition_id
+  LEFT JOIN sports_venue v ON v.id = f.venue_id
+"""
+
+_STATEMENTS = (_BATTING, _BOWLING, _FIELDING, _TEAM, _APPEARANCES, _SIDES)
 
 # Fixtures whose lines are not current: no state row, lines built from an older input
 # version or another definition, or (for a public fixture) an innings without its team

@@ -33,6 +33,7 @@ __all__ = [
     "CricketBattingLine",
     "CricketBowlingLine",
     "CricketFieldingLine",
+    "CricketMatchSide",
     "CricketTeamInningsLine",
     "DatasetRelease",
     "DatasetReleaseJob",
@@ -152,8 +153,14 @@ class CricketBattingLine(_InningsLine):
 
 
 class CricketBowlingLine(_InningsLine):
-    """One bowler's spell in an innings."""
+    """One bowler's spell in an innings, with the fielding side and the match's balls per
+    over (an economy rate counts overs of the match's own length)."""
 
+    # The fielding side (the fixture's other team); null only when the fixture lists one.
+    team = models.ForeignKey(
+        Participant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    balls_per_over = models.PositiveSmallIntegerField(default=6)
     # 1-based order of the bowler's first delivery in the innings.
     position = models.PositiveSmallIntegerField()
     legal_balls = models.PositiveIntegerField()
@@ -185,6 +192,11 @@ class CricketBowlingLine(_InningsLine):
 class CricketFieldingLine(_InningsLine):
     """One fielder's dismissals in an innings. A caught-and-bowled is the bowler's catch;
     work done as a substitute is counted apart. A substitute the source left unnamed has no row."""
+
+    # The fielding side (the fixture's other team).
+    team = models.ForeignKey(
+        Participant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     catches = models.PositiveSmallIntegerField()
     stumpings = models.PositiveSmallIntegerField()
@@ -237,12 +249,19 @@ class CricketTeamInningsLine(_FixtureScope):
 
 
 class CricketAppearance(_FixtureScope):
-    """A player's match: listed in a team's players, or in any delivery or wicket of the
-    fixture. ``super_over`` rows record appearances inside super-over innings only (the
-    super-over scope); standard rows cover the listed players and the other innings."""
+    """A player's match: listed in a team's players, entering through a match replacement
+    (``replacements.match``: a concussion, covid or impact-player substitute), or named in
+    any delivery or wicket of the fixture as batter, non-striker, bowler, player out or a
+    fielder who is not a substitute (a substitute fielder does not play the match).
+    ``super_over`` rows record appearances inside super-over innings only (the super-over
+    scope); standard rows cover the listed players and the other innings."""
 
     id = models.BigAutoField(primary_key=True)
     participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="+")
+    # The side they played for: the squad's team, else the side the delivery names them for.
+    team = models.ForeignKey(
+        Participant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         constraints = [
@@ -256,6 +275,60 @@ class CricketAppearance(_FixtureScope):
 
     def __str__(self) -> str:
         return f"{self.participant_id} in {self.fixture_id}"
+
+
+class CricketMatchSide(_FixtureScope):
+    """One team's side of a fixture, with the keys the query vocabulary filters on: the
+    opposition, venue, host country, home/away/neutral, result and toss from that team's
+    point of view. Lines join it on (fixture, team), a unique key, rather than carrying
+    these columns each (see ``cricket.stats.query``)."""
+
+    class HomeAway(models.TextChoices):
+        HOME = "home", "Home"
+        AWAY = "away", "Away"
+        NEUTRAL = "neutral", "Neutral"
+        UNKNOWN = "", "Unknown"
+
+    class Result(models.TextChoices):
+        WON = "won", "Won"
+        LOST = "lost", "Lost"
+        TIED = "tied", "Tied"
+        DRAWN = "drawn", "Drawn"
+        NO_RESULT = "no_result", "No result"
+        UNKNOWN = "", "Unknown"
+
+    class Toss(models.TextChoices):
+        WON = "won", "Won"
+        LOST = "lost", "Lost"
+        UNKNOWN = "", "Unknown"
+
+    id = models.BigAutoField(primary_key=True)
+    team = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="+")
+    opposition = models.ForeignKey(
+        Participant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    venue = models.ForeignKey(
+        "sports.Venue", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    host_country = models.CharField(max_length=3, blank=True)
+    team_type = models.CharField(max_length=16, blank=True)
+    home_away = models.CharField(max_length=8, choices=HomeAway.choices, blank=True)
+    result = models.CharField(max_length=16, choices=Result.choices, blank=True)
+    toss = models.CharField(max_length=8, choices=Toss.choices, blank=True)
+    balls_per_over = models.PositiveSmallIntegerField(default=6)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["fixture", "team"], name="uq_cricket_match_side"),
+        ]
+        indexes = [
+            models.Index(fields=["team", "occurred_on"], name="cricket_side_team_idx"),
+            models.Index(fields=["opposition"], name="cricket_side_opposition_idx"),
+            models.Index(fields=["venue"], name="cricket_side_venue_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team_id} in {self.fixture_id}"
 
 
 # --- versions and snapshots: a snapshot is valid only for the data version it was built from ---

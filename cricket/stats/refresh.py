@@ -23,7 +23,9 @@ versions; ``statistics_rebuild_all`` rebuilds every line and snapshot (after a b
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from django.conf import settings
@@ -31,7 +33,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from cricket.stats.aggregates import snapshots_invalidate_all, snapshots_rebuild
+from cricket.stats.aggregates import Scope, snapshots_invalidate_all, snapshots_rebuild
 from cricket.stats.engine import lines_rebuild, lines_rebuild_all, lines_stale
 from cricket.stats.models import (
     FixtureLinesState,
@@ -287,3 +289,78 @@ def statistics_rebuild_all(*, reason: str, actor: Actor) -> tuple[int, int]:
             completed_at=timezone.now(),
         )
     return lines, snapshots
+
+
+# Refreshes not yet carried out (queued, or failed and so still owed) that touch a fixture
+# in the scope, or a career among the participants.
+_PENDING = """
+SELECT r.id::text, r.reason, r.requested_at, r.status
+  FROM cricket_statisticsrefresh r
+ WHERE r.status <> %s AND ({touches})
+ ORDER BY r.requested_at, r.id
+"""
+
+
+def refreshes_pending(
+    *, scope: Scope | None = None, participant_ids: Iterable[Any] | None = None
+) -> list[PendingRefresh]:
+    """The refreshes still owed (pending or failed) whose fixtures fall in ``scope`` (its
+    fixture-level filters: format, gender, competition subtree, season, dates) or whose
+    careers include one of ``participant_ids`` or anyone merged into them; with neither,
+    every owed refresh. Oldest first. One query.
+
+    A reader of figures in that scope either runs them first (``release_cricket_dataset``)
+    or says the figures are stale and since when (the statistics API)."""
+    touches: list[str] = []
+    params: list[Any] = [RefreshStatus.DONE]
+    if scope is not None or participant_ids is None:
+        where, values = ("true", []) if scope is None else Scope.where(scope, "f", "side")
+        touches.append(
+            "EXISTS (SELECT 1 FROM cricket_statisticsrefreshdependency dep"
+            f" JOIN {_FIXTURE_SCOPE} f ON f.id = dep.fixture_id"
+            f" WHERE dep.refresh_id = r.id AND dep.scope = 'fixture' AND {where})"
+        )
+        params += values
+    if participant_ids is not None:
+        # The participants and everyone merged into them, at any depth.
+        touches.append(
+            "EXISTS (WITH RECURSIVE m(id) AS (SELECT unnest(%s::uuid[]) UNION"
+            " SELECT p.id FROM sports_participant p JOIN m ON p.merged_into_id = m.id)"
+            " SELECT 1 FROM cricket_statisticsrefreshdependency dep JOIN m"
+            " ON m.id = dep.participant_id WHERE dep.refresh_id = r.id"
+            " AND dep.scope = 'career')"
+        )
+        params.append(sorted({str(pk) for pk in participant_ids}))
+    with connection.cursor() as cursor:
+        cursor.execute(_PENDING.format(touches=" OR ".join(touches)), params)
+        return [PendingRefresh(*row) for row in cursor.fetchall()]
+
+
+# A fixture's scope under the line columns' names (as ``engine`` copies them onto lines).
+_FIXTURE_SCOPE = """(
+    SELECT f.id, COALESCE((f.scheduled_start AT TIME ZONE 'UTC')::date,
+                          (f.created_at AT TIME ZONE 'UTC')::date) AS occurred_on,
+           f.competition_id, COALESCE(f.format_code, '') AS format_code,
+           COALESCE(f.format->>'gender', '') AS gender,
+           COALESCE(f.meta->>'season', '') AS season
+      FROM sports_fixture f)"""
+
+
+@dataclass(frozen=True)
+class PendingRefresh:
+    id: str
+    reason: str
+    requested_at: dt.datetime
+    status: str
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.status}, queued {self.requested_at.isoformat()}: {self.reason})"
+
+
+def staleness(pending: list[PendingRefresh]) -> dict[str, Any]:
+    """What a response says about pending refreshes: ``stale`` and when the oldest was
+    queued (None when nothing is pending)."""
+    return {
+        "stale": bool(pending),
+        "refresh_queued_at": pending[0].requested_at if pending else None,
+    }

@@ -5,8 +5,9 @@ SHA-256 of each file) into a directory; ``manage.py release_cricket_dataset`` ca
 ``dataset_release_request`` records a job and enqueues ``dataset_release_build`` on commit,
 which writes the files into private storage and the immutable ``DatasetRelease`` record.
 
-Columns are keyed by the Cricsheet registry id, never by name. Innings are 1-based in
-file order; team wickets exclude retired hurt, retired not out and absent hurt; the total
+Columns are keyed by the Cricsheet registry id, never by name. Averages are empty with no
+outs (or no wickets); economy counts overs of each match's own balls per over. Innings are
+1-based in file order; team wickets exclude retired hurt, retired not out and absent hurt; the total
 includes innings penalty runs. Data: Cricsheet (https://cricsheet.org), ODC-By 1.0.
 """
 
@@ -45,6 +46,11 @@ BATTING_CSV = (
     "hundreds",
     "catches",
     "stumpings",
+    "not_outs",
+    "average",
+    "strike_rate",
+    "ducks",
+    "sub_catches",
 )
 BOWLING_CSV = (
     "registry_id",
@@ -55,7 +61,22 @@ BOWLING_CSV = (
     "maidens",
     "best_wickets",
     "best_runs",
+    "average",
+    "economy",
+    "strike_rate",
+    "four_wickets",
+    "five_wickets",
+    "ten_wickets",
+    "best_match_wickets",
+    "best_match_runs",
 )
+# Release column -> fold column where the names differ (a bowling file's ``average`` is the
+# bowling average); existing columns keep their names.
+BATTING_SOURCES = {"sub_catches": "substitute_catches"}
+BOWLING_SOURCES = {
+    "average": "bowling_average",
+    "strike_rate": "bowling_strike_rate",
+}
 TEAM_CSV = ("match_id", "innings", "team", "total", "wickets", "legal_balls", "super_over")
 FILES = ("batting_careers.csv", "bowling_careers.csv", "team_innings.csv")
 CREDIT = "Cricsheet (https://cricsheet.org), Open Data Commons Attribution License 1.0"
@@ -114,8 +135,12 @@ def write_release_files(scope: Scope, directory: Path) -> dict[str, Any]:
     rows = sorted(
         careers(scope, ordering="name"), key=lambda r: (r["registry_id"] or "", r["name"])
     )
-    batting = [[_cell(r[c]) for c in BATTING_CSV] for r in rows]
-    bowling = [[_cell(r[c]) for c in BOWLING_CSV] for r in rows if r["bowling_innings"]]
+    batting = [[_cell(r[BATTING_SOURCES.get(c, c)]) for c in BATTING_CSV] for r in rows]
+    bowling = [
+        [_cell(r[BOWLING_SOURCES.get(c, c)]) for c in BOWLING_CSV]
+        for r in rows
+        if r["bowling_innings"]
+    ]
     team = [[_cell(v) for v in row] for row in _team_rows(scope)]
     files = []
     for name, header, body in (

@@ -32,6 +32,19 @@ class FiguresSerializer(serializers.Serializer):
     maidens = serializers.IntegerField()
     best_wickets = serializers.IntegerField(allow_null=True)
     best_runs = serializers.IntegerField(allow_null=True)
+    not_outs = serializers.IntegerField()
+    ducks = serializers.IntegerField()
+    highest_not_out = serializers.BooleanField()
+    average = serializers.FloatField(allow_null=True)
+    strike_rate = serializers.FloatField(allow_null=True)
+    best_match_wickets = serializers.IntegerField(allow_null=True)
+    best_match_runs = serializers.IntegerField(allow_null=True)
+    four_wickets = serializers.IntegerField()
+    five_wickets = serializers.IntegerField()
+    ten_wickets = serializers.IntegerField()
+    bowling_average = serializers.FloatField(allow_null=True)
+    economy = serializers.FloatField(allow_null=True)
+    bowling_strike_rate = serializers.FloatField(allow_null=True)
 
 
 class LeaderboardRowSerializer(FiguresSerializer):
@@ -55,6 +68,8 @@ class LeaderboardSerializer(serializers.Serializer):
     scope = ScopeSerializer()
     ordering = serializers.CharField()
     count = serializers.IntegerField()
+    stale = serializers.BooleanField(help_text="A refresh of figures in this scope is owed.")
+    refresh_queued_at = serializers.DateTimeField(allow_null=True)
     results = LeaderboardRowSerializer(many=True)
 
 
@@ -80,6 +95,8 @@ class PlayerCareerSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     name = serializers.CharField()
     registry_ids = serializers.ListField(child=serializers.CharField())
+    stale = serializers.BooleanField(help_text="A refresh of this player's figures is owed.")
+    refresh_queued_at = serializers.DateTimeField(allow_null=True)
     formats = CareerRowSerializer(many=True)
     super_overs = CareerRowSerializer(many=True)
     innings = InningsLineSerializer(many=True)
@@ -147,3 +164,141 @@ class ReleaseRequestSerializer(serializers.Serializer):
     date_from = serializers.DateField(required=False)
     date_to = serializers.DateField(required=False)
     super_overs = serializers.ChoiceField(choices=SUPER_OVER_MODES, default="exclude")
+
+
+# --- the query views (cricket.stats.query_apis) --------------------------------------------
+
+
+class GroupSerializer(serializers.Serializer):
+    by = serializers.CharField()
+    key = serializers.CharField(allow_null=True)
+    name = serializers.CharField(allow_null=True)
+
+
+class _PlayerRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    participant_id = serializers.UUIDField()
+    registry_id = serializers.CharField(allow_null=True)
+    name = serializers.CharField()
+    group = GroupSerializer(required=False)
+    matches = serializers.IntegerField()
+
+
+class BattingRowSerializer(_PlayerRowSerializer):
+    innings = serializers.IntegerField()
+    not_outs = serializers.IntegerField()
+    runs = serializers.IntegerField()
+    highest = serializers.IntegerField(allow_null=True)
+    highest_not_out = serializers.BooleanField()
+    highest_score = serializers.CharField(allow_null=True, help_text='"152*" when not out.')
+    average = serializers.FloatField(allow_null=True, help_text="Empty with no outs.")
+    balls_faced = serializers.IntegerField()
+    strike_rate = serializers.FloatField(allow_null=True)
+    hundreds = serializers.IntegerField()
+    fifties = serializers.IntegerField()
+    ducks = serializers.IntegerField()
+    fours = serializers.IntegerField()
+    sixes = serializers.IntegerField()
+
+
+class BowlingRowSerializer(_PlayerRowSerializer):
+    innings = serializers.IntegerField()
+    balls = serializers.IntegerField()
+    runs = serializers.IntegerField()
+    wickets = serializers.IntegerField()
+    maidens = serializers.IntegerField()
+    best_innings = serializers.CharField(allow_null=True)
+    best_wickets = serializers.IntegerField(allow_null=True)
+    best_runs = serializers.IntegerField(allow_null=True)
+    best_match = serializers.CharField(allow_null=True)
+    best_match_wickets = serializers.IntegerField(allow_null=True)
+    best_match_runs = serializers.IntegerField(allow_null=True)
+    average = serializers.FloatField(allow_null=True)
+    economy = serializers.FloatField(allow_null=True)
+    strike_rate = serializers.FloatField(allow_null=True)
+    four_wickets = serializers.IntegerField()
+    five_wickets = serializers.IntegerField()
+    ten_wickets = serializers.IntegerField()
+
+
+class FieldingRowSerializer(_PlayerRowSerializer):
+    dismissals = serializers.IntegerField()
+    catches = serializers.IntegerField()
+    stumpings = serializers.IntegerField()
+    run_outs = serializers.IntegerField()
+    sub_catches = serializers.IntegerField()
+    sub_stumpings = serializers.IntegerField()
+    sub_run_outs = serializers.IntegerField()
+
+
+class TeamRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    team_id = serializers.UUIDField()
+    name = serializers.CharField()
+    group = GroupSerializer(required=False)
+    matches = serializers.IntegerField()
+    won = serializers.IntegerField()
+    lost = serializers.IntegerField()
+    tied = serializers.IntegerField()
+    drawn = serializers.IntegerField()
+    no_result = serializers.IntegerField()
+    innings = serializers.IntegerField()
+    runs = serializers.IntegerField()
+    wickets = serializers.IntegerField()
+    balls = serializers.IntegerField()
+    run_rate = serializers.FloatField(allow_null=True)
+    average = serializers.FloatField(allow_null=True)
+    highest_total = serializers.IntegerField(allow_null=True)
+    lowest_total = serializers.IntegerField(allow_null=True)
+
+
+class InningsRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    fixture_id = serializers.UUIDField()
+    fixture = serializers.CharField()
+    date = serializers.DateField()
+    format = serializers.CharField()
+    innings = serializers.IntegerField()
+    position = serializers.IntegerField()
+    score = serializers.CharField(help_text='"45*" when not out.')
+    runs = serializers.IntegerField()
+    balls_faced = serializers.IntegerField()
+    fours = serializers.IntegerField()
+    sixes = serializers.IntegerField()
+    strike_rate = serializers.FloatField(allow_null=True)
+    not_out = serializers.BooleanField()
+    how_out = serializers.CharField()
+    team_id = serializers.UUIDField()
+    team = serializers.CharField()
+    opposition_id = serializers.UUIDField(allow_null=True)
+    opposition = serializers.CharField(allow_null=True)
+    venue_id = serializers.UUIDField(allow_null=True)
+    venue = serializers.CharField(allow_null=True)
+
+
+class _ViewSerializer(serializers.Serializer):
+    query = serializers.DictField(child=serializers.CharField())
+    stale = serializers.BooleanField(help_text="A refresh of figures in this scope is owed.")
+    refresh_queued_at = serializers.DateTimeField(allow_null=True)
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+
+
+class BattingViewSerializer(_ViewSerializer):
+    results = BattingRowSerializer(many=True)
+
+
+class BowlingViewSerializer(_ViewSerializer):
+    results = BowlingRowSerializer(many=True)
+
+
+class FieldingViewSerializer(_ViewSerializer):
+    results = FieldingRowSerializer(many=True)
+
+
+class TeamViewSerializer(_ViewSerializer):
+    results = TeamRowSerializer(many=True)
+
+
+class InningsViewSerializer(_ViewSerializer):
+    results = InningsRowSerializer(many=True)

@@ -6,6 +6,12 @@ implementations of one rulebook agree.
 Careers are keyed by registry identifier (``info.registry.people``), never by name. The
 dismissal kinds are written here from the Laws rather than read from ``DismissalKind``.
 
+Matches follow the issue's definition: listed players, players entering through
+``replacements.match``, and anyone named as batter, non-striker, bowler, player out or a
+fielder who is not a substitute (a substitute fielder does not play). Derived figures are
+computed exactly (fractions) and rounded half away from zero to two places, as
+PostgreSQL rounds a numeric.
+
 ``compare(engine_rows, files_rows)`` lists every difference, figure by figure.
 """
 
@@ -15,6 +21,8 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import Any
 
 from ingest.cricsheet.importer import match_id_of
@@ -36,6 +44,15 @@ BATTING_COLUMNS = (
     "hundreds",
     "catches",
     "stumpings",
+    "run_outs",
+    "substitute_catches",
+    "substitute_stumpings",
+    "substitute_run_outs",
+    "not_outs",
+    "ducks",
+    "highest_not_out",
+    "average",
+    "strike_rate",
 )
 BOWLING_COLUMNS = (
     "legal_balls",
@@ -44,20 +61,79 @@ BOWLING_COLUMNS = (
     "maidens",
     "best_wickets",
     "best_runs",
+    "best_match_wickets",
+    "best_match_runs",
+    "four_wickets",
+    "five_wickets",
+    "ten_wickets",
+    "bowling_average",
+    "economy",
+    "bowling_strike_rate",
 )
+
+
+TEAM_COLUMNS = (
+    "matches",
+    "won",
+    "lost",
+    "tied",
+    "drawn",
+    "no_result",
+    "innings",
+    "runs",
+    "wickets",
+    "balls",
+    "run_rate",
+    "average",
+    "highest_total",
+    "lowest_total",
+)
+
+
+def team_display(name: str, gender: str) -> str:
+    """A team's name as the site shows it: Cricsheet names men's and women's sides alike."""
+    return f"{name} (women)" if gender == "female" and "women" not in name.lower() else name
+
+
+def _result(outcome: dict, team: str) -> str:
+    if outcome.get("result") == "no result":
+        return "no_result"
+    if outcome.get("result") == "tie":
+        return "tied"  # decided by an eliminator or a bowl-out or not, a tie is a tie
+    if outcome.get("result") == "draw":
+        return "drawn"
+    winner = outcome.get("winner") or outcome.get("eliminator") or outcome.get("bowl_out")
+    if winner:
+        return "won" if winner == team else "lost"
+    return ""
+
+
+def _rate(numerator: int | Fraction, denominator: int | Fraction) -> float | None:
+    """numerator / denominator to two places, half away from zero; None over zero."""
+    if not denominator:
+        return None
+    exact = Fraction(numerator) / Fraction(denominator)
+    value = Decimal(exact.numerator) / Decimal(exact.denominator)
+    return float(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 @dataclass
 class _Career:
     matches: set = field(default_factory=set)
     innings: dict = field(default_factory=dict)  # (match, innings index) -> runs
+    innings_outs: dict = field(default_factory=dict)  # (match, innings index) -> outs
     balls_faced: int = 0
     fours: int = 0
     sixes: int = 0
     outs: int = 0
     catches: int = 0
     stumpings: int = 0
+    run_outs: int = 0
+    substitute_catches: int = 0
+    substitute_stumpings: int = 0
+    substitute_run_outs: int = 0
     spells: dict = field(default_factory=dict)  # (match, innings index) -> [wickets, runs]
+    overs: Fraction = Fraction(0)  # legal balls / the match's balls per over
     legal_balls: int = 0
     runs_conceded: int = 0
     maidens: int = 0
@@ -94,6 +170,9 @@ class Recomputation:
         self.gender = gender
         self.super_overs = super_overs
         self.careers: dict[str, _Career] = defaultdict(_Career)
+        # team (as shown) -> result counts and [total, wickets, legal balls, overs] per innings
+        self.team_results: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.team_innings: dict[str, list[tuple[int, int, int, Fraction]]] = defaultdict(list)
         self.names: dict[str, str] = {}
         self.matches = 0
 
@@ -116,10 +195,24 @@ class Recomputation:
             for players in (info.get("players") or {}).values():
                 for name in players:
                     self.careers[registry[name]].matches.add(match_id)
+            # A supersub the players list left out still played.
+            for name in (info.get("supersubs") or {}).values():
+                self.careers[registry[name]].matches.add(match_id)
+        if not only:
+            for team in info["teams"]:
+                counts = self.team_results[team_display(team, info["gender"])]
+                counts["matches"] += 1
+                result = _result(info.get("outcome") or {}, team)
+                if result:
+                    counts[result] += 1
         for index, inning in enumerate(document["innings"]):
             if bool(inning.get("super_over")) != only:
                 continue
             self._innings(inning, (match_id, index), registry, balls_per_over)
+            if not only:
+                self.team_innings[team_display(inning["team"], info["gender"])].append(
+                    _team_innings(inning, balls_per_over)
+                )
 
     def _innings(self, inning: dict, key: tuple, registry: dict, balls_per_over: int) -> None:
         match_id = key[0]
@@ -143,6 +236,11 @@ class Recomputation:
                 bowler = person(delivery["bowler"])
                 batter.innings.setdefault(key, 0)
                 non_striker.innings.setdefault(key, 0)
+                batter.innings_outs.setdefault(key, 0)
+                non_striker.innings_outs.setdefault(key, 0)
+                # A match replacement (concussion, covid, impact player) plays the match.
+                for entry in (delivery.get("replacements") or {}).get("match") or []:
+                    person(entry["in"])
                 bowler.spells.setdefault(key, [0, 0])
                 bowlers.add(delivery["bowler"])
                 runs = delivery["runs"]["batter"]
@@ -158,27 +256,40 @@ class Recomputation:
                 over_runs += conceded
                 if not (_wide(delivery) or _noball(delivery)):
                     bowler.legal_balls += 1
+                    bowler.overs += Fraction(1, balls_per_over)
                     over_legal += 1
                 for wicket in delivery.get("wickets") or []:
                     out = person(wicket["player_out"])
                     out.innings.setdefault(key, 0)
+                    out.innings_outs.setdefault(key, 0)
                     kind = wicket["kind"]
                     if kind not in NOT_OUT_KINDS:
                         out.outs += 1
+                        out.innings_outs[key] += 1
                     if kind in BOWLER_KINDS:
                         bowler.spells[key][0] += 1
                     if kind == "caught and bowled":
                         bowler.catches += 1
                     for fielder in wicket.get("fielders") or []:
                         if not fielder.get("name"):
+                            continue  # an unnamed substitute is no one's
+                        if fielder.get("substitute"):
+                            # A substitute fielder does not play: no match, counted apart.
+                            catcher = self.careers[registry[fielder["name"]]]
+                            if kind == "caught":
+                                catcher.substitute_catches += 1
+                            elif kind == "stumped":
+                                catcher.substitute_stumpings += 1
+                            elif kind == "run out":
+                                catcher.substitute_run_outs += 1
                             continue
                         catcher = person(fielder["name"])
-                        if fielder.get("substitute"):
-                            continue
                         if kind == "caught":
                             catcher.catches += 1
                         elif kind == "stumped":
                             catcher.stumpings += 1
+                        elif kind == "run out":
+                            catcher.run_outs += 1
             expected = miscounted.get(over["over"], balls_per_over)
             if len(bowlers) == 1 and over_runs == 0 and over_legal >= expected:
                 self.careers[registry[next(iter(bowlers))]].maidens += 1
@@ -189,6 +300,12 @@ class Recomputation:
             if not c.matches:
                 continue
             scores = list(c.innings.values())
+            runs = sum(scores)
+            # the highest score is marked not out when any innings of that score was
+            top = max(scores) if scores else None
+            top_not_out = any(
+                score == top and not c.innings_outs.get(key, 0) for key, score in c.innings.items()
+            )
             rows[rid] = {
                 "matches": len(c.matches),
                 "innings": len(scores),
@@ -202,6 +319,19 @@ class Recomputation:
                 "hundreds": sum(s >= 100 for s in scores),
                 "catches": c.catches,
                 "stumpings": c.stumpings,
+                "run_outs": c.run_outs,
+                "substitute_catches": c.substitute_catches,
+                "substitute_stumpings": c.substitute_stumpings,
+                "substitute_run_outs": c.substitute_run_outs,
+                "not_outs": len(scores) - c.outs,
+                "ducks": sum(
+                    1
+                    for key, score in c.innings.items()
+                    if score == 0 and c.innings_outs.get(key, 0)
+                ),
+                "highest_not_out": top_not_out,
+                "average": _rate(runs, c.outs),
+                "strike_rate": _rate(100 * runs, c.balls_faced),
             }
         return rows
 
@@ -211,15 +341,65 @@ class Recomputation:
             if not c.spells:
                 continue
             best = sorted(c.spells.values(), key=lambda s: (-s[0], s[1]))[0]
+            per_match: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+            for (match_id, _), (wickets, runs) in c.spells.items():
+                per_match[match_id][0] += wickets
+                per_match[match_id][1] += runs
+            best_match = sorted(per_match.values(), key=lambda s: (-s[0], s[1]))[0]
+            wickets = sum(s[0] for s in c.spells.values())
             rows[rid] = {
                 "legal_balls": c.legal_balls,
                 "runs_conceded": c.runs_conceded,
-                "wickets": sum(s[0] for s in c.spells.values()),
+                "wickets": wickets,
                 "maidens": c.maidens,
                 "best_wickets": best[0],
                 "best_runs": best[1],
+                "best_match_wickets": best_match[0],
+                "best_match_runs": best_match[1],
+                "four_wickets": sum(1 for s in c.spells.values() if s[0] == 4),
+                "five_wickets": sum(1 for s in c.spells.values() if s[0] >= 5),
+                "ten_wickets": sum(1 for s in per_match.values() if s[0] >= 10),
+                "bowling_average": _rate(c.runs_conceded, wickets),
+                "economy": _rate(c.runs_conceded, c.overs),
+                "bowling_strike_rate": _rate(c.legal_balls, wickets),
             }
         return rows
+
+    def teams(self) -> dict[str, dict[str, Any]]:
+        """The team view (standard innings) keyed by the team's shown name."""
+        rows = {}
+        for team, counts in self.team_results.items():
+            innings = self.team_innings.get(team, [])
+            runs = sum(i[0] for i in innings)
+            wickets = sum(i[1] for i in innings)
+            rows[team] = {
+                "matches": counts["matches"],
+                **{r: counts[r] for r in ("won", "lost", "tied", "drawn", "no_result")},
+                "innings": len(innings),
+                "runs": runs,
+                "wickets": wickets,
+                "balls": sum(i[2] for i in innings),
+                "run_rate": _rate(runs, sum((i[3] for i in innings), Fraction(0))),
+                "average": _rate(runs, wickets),
+                "highest_total": max((i[0] for i in innings), default=None),
+                "lowest_total": min((i[0] for i in innings), default=None),
+            }
+        return rows
+
+
+def _team_innings(inning: dict, balls_per_over: int) -> tuple[int, int, int, Fraction]:
+    """(total with penalty runs, wickets, legal balls, overs of the match's length)."""
+    penalty = inning.get("penalty_runs") or {}
+    total = penalty.get("pre", 0) + penalty.get("post", 0)
+    wickets = legal = 0
+    for over in inning.get("overs", []):
+        for delivery in over["deliveries"]:
+            total += delivery["runs"]["total"]
+            legal += not (_wide(delivery) or _noball(delivery))
+            wickets += sum(
+                1 for w in delivery.get("wickets") or [] if w["kind"] not in NOT_OUT_KINDS
+            )
+    return total, wickets, legal, Fraction(legal, balls_per_over)
 
 
 def recompute(
@@ -241,6 +421,11 @@ def engine_rows(rows: Iterable[dict[str, Any]], columns: tuple[str, ...]) -> dic
             continue
         keyed[row["registry_id"]] = {c: row[c] for c in columns}
     return keyed
+
+
+def engine_team_rows(rows: Iterable[dict[str, Any]]) -> dict[str, dict]:
+    """Team view rows (``figures.team_rows``) keyed by the team's shown name."""
+    return {row["name"]: {c: row[c] for c in TEAM_COLUMNS} for row in rows}
 
 
 def compare(engine: dict[str, dict], files: dict[str, dict]) -> list[str]:

@@ -157,6 +157,6 @@ def test_the_line_trace_endpoint_runs_a_fixed_number_of_queries(
 
 
 def test_the_schema_documents_both_trace_endpoints(editor):
-    schema = _client(editor).get("/api/schema/", {"format": "json"}).json()
+    schema = _client(editor).get("/api/schema/", HTTP_ACCEPT="application/json").json()
     assert "/api/v1/cricket/provenance/lines/{kind}/{id}/" in schema["paths"]
     assert "/api/v1/cricket/provenance/players/{id}/" in schema["paths"]

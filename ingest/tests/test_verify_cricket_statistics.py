@@ -7,13 +7,17 @@ import pytest
 
 from cricket.stats.aggregates import Scope, careers
 from cricket.stats.engine import lines_rebuild_all
+from cricket.stats.figures import team_rows
+from cricket.stats.query import StatsQuery
 from cricket.tests.factories import seed_dismissal_kinds
-from ingest.cricsheet.importer import import_bytes, iter_sources
+from ingest.cricsheet.importer import import_bytes, iter_sources, match_id_of
 from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
+    Recomputation,
     compare,
     engine_rows,
+    engine_team_rows,
     recompute,
 )
 from omnium.testing import REPO_ROOT, SHARED_DATA
@@ -33,8 +37,17 @@ ARCHIVE = SHARED_DATA / "cricsheet" / "dev_matches.tar.gz"
 # Edge cases the samples lack, early in the archive (it is read as a stream, never copied):
 # a named substitute fielder, more legal balls than balls per over and a miscount written as
 # a string (64012); retired hurt (64050); absent hurt (64053); a wicket off a wide or no-ball
-# and a name two registry ids share (64059); retired not out (935819).
-EXTRA = {"64012.json", "64050.json", "64053.json", "64059.json", "935819.json"}
+# and a name two registry ids share (64059); retired not out (935819); concussion and
+# other match replacements (213288); five-ball overs of The Hundred (1252666).
+EXTRA = {
+    "64012.json",
+    "64050.json",
+    "64053.json",
+    "64059.json",
+    "213288.json",
+    "935819.json",
+    "1252666.json",
+}
 
 
 def _archive_members() -> list[tuple[str, bytes]]:
@@ -70,6 +83,13 @@ def test_engine_careers_equal_a_recomputation_from_the_files_in_every_scope(sour
         assert compare(engine_rows(rows, BATTING_COLUMNS), batting) == [], scope
         assert compare(engine_rows(rows, BOWLING_COLUMNS), bowling) == [], scope
         assert batting, scope
+    for scope, params in (({}, {}), ({"format_code": "Test"}, {"format": "Test"})):
+        fold = Recomputation(**scope)
+        for filename, raw in sources:
+            fold.add_file(raw, match_id=match_id_of(filename))
+        teams = team_rows(StatsQuery.parse(params, view="team"))
+        assert compare(engine_team_rows(teams), fold.teams()) == [], scope
+        assert teams, scope
 
 
 def test_the_comparison_names_each_differing_figure():

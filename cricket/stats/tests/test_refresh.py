@@ -132,7 +132,9 @@ def test_correcting_one_delivery_changes_exactly_the_dependent_figures_and_back(
         ("exclude", A, "fours"): (1, 0),
         ("exclude", A, "sixes"): (0, 1),
         ("exclude", A, "highest"): (5, 7),
+        ("exclude", A, "strike_rate"): (233.33, 300.0),
         ("exclude", X, "runs_conceded"): (7, 9),
+        ("exclude", X, "economy"): (14.0, 18.0),
     }
     _correct(corrected, runs_batter=4)
     _refresh_now(first)

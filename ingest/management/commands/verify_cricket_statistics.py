@@ -8,6 +8,8 @@ from tqdm import tqdm
 
 from cricket.services import SOURCE
 from cricket.stats.aggregates import Scope, careers
+from cricket.stats.figures import team_rows
+from cricket.stats.query import StatsQuery
 from ingest.cricsheet.importer import iter_sources, match_id_of
 from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
@@ -15,6 +17,7 @@ from ingest.cricsheet.verify import (
     Recomputation,
     compare,
     engine_rows,
+    engine_team_rows,
 )
 from sports.models import EntityType, ExternalIdMap, Fixture
 
@@ -26,10 +29,10 @@ DEV_CORPUS = settings.BASE_DIR.parent / "shared" / "data" / "cricsheet" / "dev_m
 
 class Command(BaseCommand):
     help = (
-        "Recompute every batting and bowling career straight from Cricsheet files (not through "
-        "the engine) and compare it with the engine's careers in this database, figure by "
-        "figure, in the standard and the super-over scope. Only files whose match is imported "
-        "and public are read. Exits non-zero on any difference."
+        "Recompute every batting, bowling and fielding career and every team's record straight "
+        "from Cricsheet files (not through the engine) and compare them with the engine's in "
+        "this database, figure by figure, in the standard and the super-over scope. Only files "
+        "whose match is imported and public are read. Exits non-zero on any difference."
     )
 
     def add_arguments(self, parser):
@@ -75,6 +78,11 @@ class Command(BaseCommand):
                 problems += [
                     f"{mode} {label} {p}" for p in compare(engine_rows(rows, columns), files)
                 ]
+        teams = folds["exclude"].teams()
+        problems += [
+            f"team {p}"
+            for p in compare(engine_team_rows(team_rows(StatsQuery.parse({}, view="team"))), teams)
+        ]
         for line in problems[:show]:
             self.stdout.write(line)
         self.stdout.write(
