@@ -11,6 +11,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from omnium.dbroles import role_urls
 from omnium.env import (
     database_from_url,
     env_bool,
@@ -32,8 +33,13 @@ if not DEBUG and SECRET_KEY == _DEV_SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
-DATABASE_URL = env_url(
-    "DATABASE_URL", "postgres://127.0.0.1:5432/omnium", schemes=("postgres", "postgresql")
+# Two roles (omnium/dbroles.py): the application connects as DATABASE_URL's role, which owns
+# nothing and may only read and write rows; `manage.py migrate` connects as the owner. A URL
+# without a user name connects as omnium_app (DATABASE_URL) or omnium_owner (the owner).
+_PG = ("postgres", "postgresql")
+DATABASE_URL, DATABASE_OWNER_URL = role_urls(
+    env_url("DATABASE_URL", "postgres://127.0.0.1:5432/omnium", schemes=_PG),
+    env_url("DATABASE_OWNER_URL", "", schemes=_PG) if env_str("DATABASE_OWNER_URL", "") else None,
 )
 DATABASES = {
     "default": {
@@ -43,6 +49,22 @@ DATABASES = {
         "ATOMIC_REQUESTS": False,
     }
 }
+# How migrations connect: the same server and database as "default", as the owner.
+DATABASE_OWNER = database_from_url("DATABASE_OWNER_URL", DATABASE_OWNER_URL)
+DATABASE_APP_ROLE = str(DATABASES["default"]["USER"])
+if DATABASE_OWNER["USER"] == DATABASES["default"]["USER"]:
+    raise ImproperlyConfigured(
+        "DATABASE_OWNER_URL: names the same role as DATABASE_URL; the application's role "
+        "must not own the tables it writes."
+    )
+if (DATABASE_OWNER["HOST"], DATABASE_OWNER["PORT"], DATABASE_OWNER["NAME"]) != (
+    DATABASES["default"]["HOST"],
+    DATABASES["default"]["PORT"],
+    DATABASES["default"]["NAME"],
+):
+    raise ImproperlyConfigured(
+        "DATABASE_OWNER_URL: must name the server and database of DATABASE_URL."
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_url("REDIS_URL", "redis://127.0.0.1:6379/0", schemes=("redis", "rediss"))
