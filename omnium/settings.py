@@ -166,6 +166,10 @@ NOTIFICATION_MAIL_CAP = env_int("NOTIFICATION_MAIL_CAP", 10, minimum=1)
 # Sign-in links (welcome, reset) per account per hour.
 AUTH_MAIL_CAP = env_int("AUTH_MAIL_CAP", 3, minimum=1)
 CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
+# An uploaded file larger than this streams to a temporary file instead of a web worker's
+# memory; a request body that is not a file is refused above DATA_UPLOAD_MAX_MEMORY_SIZE.
+FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 256 * 1024, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
