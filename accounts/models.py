@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts.querysets import AccountGrantQuerySet, AccountSessionQuerySet, SubscriberQuerySet
 from omnium.models import UUIDModel
+from omnium.triggers import never_truncated
 
 
 class Role(models.TextChoices):
@@ -127,6 +128,7 @@ class AuditEntry(models.Model):
             models.Index(fields=["action"], name="accounts_audit_action_idx"),
         ]
         triggers = [
+            never_truncated("audit_no_truncate"),
             pgtrigger.Protect(
                 name="audit_append_only", operation=pgtrigger.Update | pgtrigger.Delete
             ),
@@ -329,9 +331,10 @@ class EmailSend(models.Model):
     class Meta:
         indexes = [models.Index(fields=["bucket", "sent_at"], name="accounts_email_bucket_idx")]
         triggers = [
+            never_truncated("email_sends_no_truncate"),
             pgtrigger.Protect(
                 name="email_sends_append_only", operation=pgtrigger.Update | pgtrigger.Delete
-            )
+            ),
         ]
 
     def __str__(self) -> str:
@@ -637,6 +640,7 @@ class AccessHistory(models.Model):
             ),
         ]
         triggers = [
+            never_truncated("access_history_no_truncate"),
             pgtrigger.Protect(
                 name="access_history_append_only", operation=pgtrigger.Update | pgtrigger.Delete
             ),
@@ -665,6 +669,7 @@ class RevokedSubject(models.Model):
             ),
         ]
         triggers = [
+            never_truncated("revoked_subject_no_truncate"),
             pgtrigger.Protect(
                 name="revoked_subject_append_only", operation=pgtrigger.Update | pgtrigger.Delete
             ),

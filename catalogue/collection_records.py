@@ -12,10 +12,12 @@ column, constraint and index keeps its ``ingest_`` name.
 
 from __future__ import annotations
 
+import pgtrigger
 from django.db import models
 from django.db.models import Q
 
 from omnium.models import TimestampedModel, UUIDModel
+from omnium.triggers import append_only, never_truncated
 
 
 class IdentityMode(models.TextChoices):
@@ -121,6 +123,35 @@ class CollectionRun(models.Model):
             ),
         ]
         indexes = [models.Index(fields=["source", "-started_at"], name="ingest_run_source")]
+        triggers = [
+            pgtrigger.Protect(name="collection_run_never_deleted", operation=pgtrigger.Delete),
+            never_truncated("collection_run_no_truncate"),
+            # A run starts running and finishes once; its account is then final.
+            pgtrigger.Trigger(
+                name="collection_run_finishes_once",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert | pgtrigger.Update,
+                func="""
+                IF TG_OP = 'INSERT' THEN
+                    IF NEW.status <> 'running' THEN
+                        RAISE EXCEPTION 'collection run %: a run starts running, not %',
+                            NEW.id, NEW.status USING ERRCODE = 'check_violation';
+                    END IF;
+                    RETURN NEW;
+                END IF;
+                IF OLD.status <> 'running' THEN
+                    RAISE EXCEPTION 'collection run %: finished (%), its account is final',
+                        OLD.id, OLD.status USING ERRCODE = 'check_violation';
+                END IF;
+                IF NEW.source_id <> OLD.source_id OR NEW.started_at <> OLD.started_at
+                   OR NEW.file_sha256 <> OLD.file_sha256 THEN
+                    RAISE EXCEPTION 'collection run %: its source, file and start are fixed',
+                        OLD.id USING ERRCODE = 'check_violation';
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.source_id} run {self.pk}"
@@ -144,6 +175,7 @@ class RawRecord(models.Model):
     class Meta:
         db_table = "ingest_rawrecord"
         indexes = [models.Index(fields=["listing", "-created_at"], name="ingest_raw_listing")]
+        triggers = append_only("raw_record")
 
     def __str__(self) -> str:
         return f"raw {self.pk}"
@@ -176,6 +208,7 @@ class RejectedObservation(models.Model):
             models.CheckConstraint(condition=~Q(reason=""), name="ingest_rejection_has_reason"),
         ]
         indexes = [models.Index(fields=["run", "reason"], name="ingest_rejection_run_reason")]
+        triggers = append_only("rejected_observation")
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.source_sku or self.row_number}"

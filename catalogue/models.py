@@ -25,6 +25,7 @@ from catalogue.querysets import (
     ProductQuerySet,
 )
 from omnium.models import TimestampedModel, UUIDModel
+from omnium.triggers import append_only, never_truncated
 
 
 def curated_history() -> HistoricalRecords:
@@ -502,6 +503,7 @@ class PriceObservation(models.Model):
             ),
         ]
         triggers = [
+            never_truncated("price_observation_no_truncate"),
             pgtrigger.Protect(
                 name="price_observation_append_only",
                 operation=pgtrigger.Update | pgtrigger.Delete,
@@ -738,9 +740,15 @@ class ProductMerge(UUIDModel):
             models.Index(fields=["to_product"], name="catalogue_merge_to"),
         ]
         triggers = [
+            never_truncated("product_merge_no_truncate"),
             # The record of a merge outlives its undo; only the undo columns ever change.
             pgtrigger.Protect(name="product_merge_never_deleted", operation=pgtrigger.Delete),
         ]
 
     def __str__(self) -> str:
         return f"{self.from_product_id} → {self.to_product_id}"
+
+
+# A curated row's historical rows are the record of who changed it and why: append-only.
+for _curated in (Brand, ProductLine, VariationAlias, Product, Override):
+    pgtrigger.register(*append_only(f"history_{_curated._meta.model_name}"))(_curated.history.model)

@@ -23,6 +23,7 @@ from django.db.models import Q
 from django.db.models.functions import Now
 
 from omnium.models import TimestampedModel, UUIDModel
+from omnium.triggers import append_only, never_truncated
 from sports.models import Fixture, Participant, Submission
 
 
@@ -102,7 +103,10 @@ class Innings(UUIDModel, TimestampedModel):
         ]
         # Deliveries point here without a per-row foreign key (see Delivery): an innings
         # is published structure and is never deleted.
-        triggers = [pgtrigger.Protect(name="innings_no_delete", operation=pgtrigger.Delete)]
+        triggers = [
+            pgtrigger.Protect(name="innings_no_delete", operation=pgtrigger.Delete),
+            never_truncated("innings_no_truncate"),
+        ]
 
     def __str__(self) -> str:
         return f"innings {self.ordinal}{' (super over)' if self.super_over else ''}"
@@ -225,14 +229,10 @@ _REFERENCES_CHECK = """
 """
 
 
-def _event_rows_append_only(table: str) -> list[pgtrigger.Protect]:
+def _event_rows_append_only(table: str) -> list[pgtrigger.Trigger]:
     """A delivery's wickets, fielders, review and replacements are part of its published
     content: a correction copies them to the new revision, never edits them."""
-    return [
-        pgtrigger.Protect(
-            name=f"{table}_append_only", operation=pgtrigger.Update | pgtrigger.Delete
-        )
-    ]
+    return append_only(table)
 
 
 class Delivery(models.Model):
@@ -369,6 +369,7 @@ class Delivery(models.Model):
         # Published content and provenance are immutable: only the controlled
         # live-to-superseded transition may touch a stored row, and none is ever deleted.
         triggers = [
+            never_truncated("delivery_no_truncate"),
             pgtrigger.ReadOnly(
                 name="delivery_content_read_only",
                 exclude=["is_current", "superseded_by", "superseded_at"],
@@ -703,6 +704,7 @@ class DeliveryCorrectionHistory(models.Model):
             models.Index(fields=["fixture"], name="correction_fixture_idx"),
         ]
         triggers = [
+            never_truncated("delivery_correction_no_truncate"),
             # The time is the database's: whatever the insert says is replaced.
             pgtrigger.Trigger(
                 name="delivery_correction_db_time",

@@ -15,6 +15,7 @@ from discussions.querysets import (
     ThreadQuerySet,
 )
 from omnium.models import UUIDModel
+from omnium.triggers import append_only, never_truncated
 
 USER = settings.AUTH_USER_MODEL
 
@@ -133,6 +134,31 @@ class Comment(UUIDModel):
                 condition=~Q(body=""), name="discussions_comment_body_not_empty"
             ),
         ]
+        triggers = [
+            # Deleting is soft; a comment row stays in its thread for good.
+            pgtrigger.Protect(name="comment_never_deleted", operation=pgtrigger.Delete),
+            never_truncated("comment_no_truncate"),
+            # The text changes only to what the comment's latest recorded edit says, so
+            # every earlier text stays in CommentEdit (comment_edit writes both).
+            pgtrigger.Trigger(
+                name="comment_body_by_edit",
+                when=pgtrigger.Before,
+                operation=pgtrigger.UpdateOf("body"),
+                condition=pgtrigger.Q(old__body__df=pgtrigger.F("new__body")),
+                func="""
+                IF NOT EXISTS (
+                    SELECT 1 FROM discussions_commentedit e
+                    WHERE e.id = (SELECT max(id) FROM discussions_commentedit
+                                  WHERE comment_id = NEW.id)
+                      AND e.body_before = OLD.body AND e.body_after = NEW.body
+                ) THEN
+                    RAISE EXCEPTION 'comment %: an edit of its text is recorded first',
+                        NEW.id USING ERRCODE = 'check_violation';
+                END IF;
+                RETURN NEW;
+                """,
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"comment {self.pk} in {self.thread_id}"
@@ -144,6 +170,25 @@ class Comment(UUIDModel):
     @property
     def shown_body(self) -> str:
         return "" if self.is_deleted else self.body
+
+
+class CommentEdit(models.Model):
+    """One change of a comment's text: what it said before and after, who changed it and
+    when. Append-only: the edit history of a comment cannot be rewritten."""
+
+    id = models.BigAutoField(primary_key=True)
+    comment = models.ForeignKey(Comment, on_delete=models.PROTECT, related_name="edits")
+    body_before = models.TextField()
+    body_after = models.TextField()
+    edited_by = models.ForeignKey(USER, on_delete=models.PROTECT, related_name="+")
+    edited_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["comment", "id"]
+        triggers = append_only("comment_edit")
+
+    def __str__(self) -> str:
+        return f"edit {self.pk} of {self.comment_id}"
 
 
 class ThreadRead(models.Model):
@@ -380,9 +425,10 @@ class QuoteRequest(UUIDModel):
 
     class Meta:
         triggers = [
+            never_truncated("quote_requests_no_truncate"),
             pgtrigger.Protect(
                 name="quote_requests_frozen", operation=pgtrigger.Update | pgtrigger.Delete
-            )
+            ),
         ]
         constraints = [
             models.CheckConstraint(

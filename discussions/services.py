@@ -33,6 +33,7 @@ from discussions.models import (
     ClientUpload,
     Comment,
     CommentAck,
+    CommentEdit,
     CommentFlag,
     DecisionItem,
     FeaturePriority,
@@ -174,6 +175,7 @@ def comment_edit(
     if body == comment.body:
         return comment
     old = comment.body
+    CommentEdit.objects.create(comment=comment, body_before=old, body_after=body, edited_by=actor)
     comment.body = body
     comment.edited_at = timezone.now()
     comment.save(update_fields=["body", "edited_at", "updated_at"])

@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from omnium.models import UUIDModel
+from omnium.triggers import never_truncated
 
 # --- Stored objects: private uploaded bytes ----------------------------------------------
 # Written only by ``ingest.storage``. The bytes live behind the "stored_objects" storage
@@ -73,6 +74,7 @@ class StoredObject(UUIDModel):
             models.Index(fields=["owner", "-created_at"], name="ingest_storedobject_owner"),
         ]
         triggers = [
+            never_truncated("stored_object_no_truncate"),
             pgtrigger.Protect(name="stored_object_not_deletable", operation=pgtrigger.Delete),
             pgtrigger.ReadOnly(
                 name="stored_object_identity_read_only",

@@ -1,9 +1,11 @@
 """Bring up what omnium needs before Django starts: PostgreSQL, Redis and the database.
 
-Run as ``python -m omnium.services`` (``make run`` and ``make test`` do). Only the standard
-library and psycopg are used, because Django settings cannot load without a database URL
-that answers. A service that is down on this machine and installed here is started with the
-commands in the design notes; anything else stops with a sentence saying what to start.
+Run as ``python -m omnium.services`` (``make run`` and ``make test`` do). With
+``--create-database`` it also creates the two database roles (``omnium/dbroles.py``) and the
+database, owned by the owner role. Only the standard library and psycopg are used, because
+Django settings cannot load without a database URL that answers. A service that is down on
+this machine and installed here is started with the commands in the design notes; anything
+else stops with a sentence saying what to start.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
-DEFAULT_DATABASE_URL = "postgres://127.0.0.1:5432/omnium"
+from omnium.dbroles import admin_url, database_ensure, role_urls, roles_ensure, url_user
+
+DEFAULT_DATABASE_URL = "postgres://omnium_app@127.0.0.1:5432/omnium"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
@@ -102,28 +105,18 @@ def ensure_service(name: str, url: str, default_port: int, starter: Callable[[],
     )
 
 
-def ensure_database(url: str) -> None:
-    """Create the database named in ``url`` if it does not exist yet."""
-    import psycopg
-    from psycopg import sql
-
-    parts = urlsplit(url)
-    name = unquote(parts.path.lstrip("/"))
-    params: dict[str, Any] = {
-        "host": parts.hostname or "127.0.0.1",
-        "port": parts.port or 5432,
-        "user": unquote(parts.username) if parts.username else None,
-        "password": unquote(parts.password) if parts.password else None,
-        "dbname": "postgres",
-        "autocommit": True,
-    }
-    with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if exists:
-            print(f"database {name!r}: exists")
-            return
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        print(f"database {name!r}: created")
+def ensure_database(app_url: str, owner_url: str | None = None) -> None:
+    """Both roles, and the database ``app_url`` names owned by the owner role, created if
+    missing; the application role granted its rows (``omnium/dbroles.py``)."""
+    app_url, owner_url = role_urls(app_url, owner_url)
+    admin = admin_url(app_url, os.environ.get("DATABASE_ADMIN_URL"))
+    roles_ensure(admin=admin, owner_url=owner_url, app_url=app_url)
+    database_ensure(
+        admin=admin,
+        name=unquote(urlsplit(app_url).path.lstrip("/")),
+        owner=url_user(owner_url),
+        app=url_user(app_url),
+    )
 
 
 def main(argv: list[str]) -> None:
@@ -132,7 +125,7 @@ def main(argv: list[str]) -> None:
     ensure_service("PostgreSQL", database_url, 5432, _start_postgres)
     ensure_service("Redis", redis_url, 6379, _start_redis)
     if "--create-database" in argv:
-        ensure_database(database_url)
+        ensure_database(database_url, os.environ.get("DATABASE_OWNER_URL"))
 
 
 if __name__ == "__main__":

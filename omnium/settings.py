@@ -11,6 +11,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from omnium.dbroles import role_urls
 from omnium.env import (
     database_from_url,
     env_bool,
@@ -32,8 +33,13 @@ if not DEBUG and SECRET_KEY == _DEV_SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
-DATABASE_URL = env_url(
-    "DATABASE_URL", "postgres://127.0.0.1:5432/omnium", schemes=("postgres", "postgresql")
+# Two roles (omnium/dbroles.py): the application connects as DATABASE_URL's role, which owns
+# nothing and may only read and write rows; `manage.py migrate` connects as the owner. A URL
+# without a user name connects as omnium_app (DATABASE_URL) or omnium_owner (the owner).
+_PG = ("postgres", "postgresql")
+DATABASE_URL, DATABASE_OWNER_URL = role_urls(
+    env_url("DATABASE_URL", "postgres://127.0.0.1:5432/omnium", schemes=_PG),
+    env_url("DATABASE_OWNER_URL", "", schemes=_PG) if env_str("DATABASE_OWNER_URL", "") else None,
 )
 DATABASES = {
     "default": {
@@ -43,6 +49,22 @@ DATABASES = {
         "ATOMIC_REQUESTS": False,
     }
 }
+# How migrations connect: the same server and database as "default", as the owner.
+DATABASE_OWNER = database_from_url("DATABASE_OWNER_URL", DATABASE_OWNER_URL)
+DATABASE_APP_ROLE = str(DATABASES["default"]["USER"])
+if DATABASE_OWNER["USER"] == DATABASES["default"]["USER"]:
+    raise ImproperlyConfigured(
+        "DATABASE_OWNER_URL: names the same role as DATABASE_URL; the application's role "
+        "must not own the tables it writes."
+    )
+if (DATABASE_OWNER["HOST"], DATABASE_OWNER["PORT"], DATABASE_OWNER["NAME"]) != (
+    DATABASES["default"]["HOST"],
+    DATABASES["default"]["PORT"],
+    DATABASES["default"]["NAME"],
+):
+    raise ImproperlyConfigured(
+        "DATABASE_OWNER_URL: must name the server and database of DATABASE_URL."
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_url("REDIS_URL", "redis://127.0.0.1:6379/0", schemes=("redis", "rediss"))
@@ -146,6 +168,10 @@ NOTIFICATION_MAIL_CAP = env_int("NOTIFICATION_MAIL_CAP", 10, minimum=1)
 # Sign-in links (welcome, reset) per account per hour.
 AUTH_MAIL_CAP = env_int("AUTH_MAIL_CAP", 3, minimum=1)
 CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
+# An uploaded file larger than this streams to a temporary file instead of a web worker's
+# memory; a request body that is not a file is refused above DATA_UPLOAD_MAX_MEMORY_SIZE.
+FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 256 * 1024, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"

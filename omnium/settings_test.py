@@ -23,6 +23,9 @@ if "STORED_OBJECTS_ROOT" not in os.environ:
 
 from omnium.settings import *  # noqa: F403
 
+# The suite's own ``flush`` (transactional tests): first, so its command is the one found.
+INSTALLED_APPS = ["omnium.tests.dbflush", *INSTALLED_APPS]  # noqa: F405
+
 STORAGES = {
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

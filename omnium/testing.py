@@ -71,11 +71,74 @@ def editor_client(editor):
 
 
 def _database_url_for_test_db() -> str:
+    """The test database as the application role connects to it (what a worker must use)."""
     from django.conf import settings
 
+    from omnium.dbroles import url_with_user
+
     db = settings.DATABASES["default"]
-    auth = f"{db['USER']}@" if db["USER"] else ""
-    return f"postgres://{auth}{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    url = f"postgres://{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    return url_with_user(url, settings.DATABASE_APP_ROLE, str(db["PASSWORD"] or "") or None)
+
+
+class _DatabaseAsApplicationRole:
+    """Registered in ``pytest_configure``, after pytest-django, so its ``django_db_setup``
+    replaces pytest-django's (a plugin's fixture overrides those of plugins loaded earlier,
+    and ``-p omnium.testing`` loads before pytest-django)."""
+
+    @pytest.fixture(scope="session")
+    def django_db_setup(
+        self,
+        request,
+        django_test_environment,
+        django_db_blocker,
+        django_db_keepdb,
+        django_db_createdb,
+        django_db_modify_db_settings,
+    ):
+        """The test database made and migrated by the owner role; the tests run as the
+        application role, as the site does (``omnium/dbroles.py``).
+
+        Both roles are ensured first, and a test database left by an earlier run that belongs
+        to another role is handed to the owner, so ``--reuse-db`` and ``--create-db`` both work.
+        """
+        from django.conf import settings
+        from django.db import connection
+        from django.test.utils import setup_databases, teardown_databases
+
+        from omnium.db import as_owner
+        from omnium.dbroles import admin_url, database_ensure, roles_ensure
+
+        db = connection.settings_dict
+        test_name = db["TEST"].get("NAME") or f"test_{db['NAME']}"
+        admin = admin_url(settings.DATABASE_URL, os.environ.get("DATABASE_ADMIN_URL"))
+        roles_ensure(
+            admin=admin, owner_url=settings.DATABASE_OWNER_URL, app_url=settings.DATABASE_URL
+        )
+        database_ensure(
+            admin=admin,
+            name=test_name,
+            owner=settings.DATABASE_OWNER["USER"],
+            app=settings.DATABASE_APP_ROLE,
+            create=False,
+        )
+        keepdb = django_db_keepdb and not django_db_createdb
+        with django_db_blocker.unblock(), as_owner():
+            db_cfg = setup_databases(
+                verbosity=request.config.option.verbose,
+                interactive=False,
+                aliases={"default"},
+                serialized_aliases=set(),
+                keepdb=keepdb,
+            )
+        yield
+        if not django_db_keepdb:
+            with django_db_blocker.unblock(), as_owner():
+                teardown_databases(db_cfg, verbosity=request.config.option.verbose)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_DatabaseAsApplicationRole(), "omnium-database-roles")
 
 
 @pytest.fixture(scope="session")

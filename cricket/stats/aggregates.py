@@ -448,7 +448,8 @@ def snapshots_rebuild(
     the number of snapshot rows written."""
     with transaction.atomic(), connection.cursor() as cursor:
         if participant_ids is None:
-            cursor.execute("TRUNCATE cricket_participantaggregatesnapshot")
+            # DELETE, not TRUNCATE: the application's role has no TRUNCATE privilege.
+            cursor.execute("DELETE FROM cricket_participantaggregatesnapshot")
             cursor.execute("DELETE FROM cricket_participantaggregatesnapshotstate")
             # Everyone with a line gets a version row, so their snapshot can be validated.
             cursor.execute(

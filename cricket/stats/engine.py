@@ -516,7 +516,9 @@ def lines_rebuild_all() -> int:
     written = 0
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_GLOBAL_LOCK])
-        cursor.execute(f"TRUNCATE {', '.join(LINE_TABLES)}")
+        # DELETE, not TRUNCATE: the application's database role has no TRUNCATE privilege.
+        for table in LINE_TABLES:
+            cursor.execute(f"DELETE FROM {table}")
         cursor.execute(_STATE_ALL, {"definition": LINES_DEFINITION_VERSION})
         for statement in _STATEMENTS:
             cursor.execute(

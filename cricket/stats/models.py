@@ -26,6 +26,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from omnium.models import UUIDModel
+from omnium.triggers import never_truncated
 from sports.models import Competition, Fixture, Participant, Submission
 
 __all__ = [
@@ -538,6 +539,7 @@ class DatasetRelease(UUIDModel):
     class Meta:
         ordering = ["-created_at"]
         triggers = [
+            never_truncated("dataset_release_no_truncate"),
             pgtrigger.Protect(
                 name="dataset_release_immutable", operation=pgtrigger.Update | pgtrigger.Delete
             ),

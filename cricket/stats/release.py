@@ -13,7 +13,6 @@ includes innings penalty runs. Data: Cricsheet (https://cricsheet.org), ODC-By 1
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import tempfile
@@ -29,6 +28,7 @@ from django.utils import timezone
 
 from cricket.stats.aggregates import Scope, careers
 from cricket.stats.models import DatasetRelease, DatasetReleaseJob, ReleaseJobStatus
+from omnium.csvfiles import SafeWriter
 from sports.services.common import Actor, actor_label, actor_user, audit_person
 
 BATTING_CSV = (
@@ -106,7 +106,7 @@ def _team_rows(scope: Scope) -> list[tuple]:
 
 def _write_csv(path: Path, header: tuple[str, ...], rows: list) -> int:
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
+        writer = SafeWriter(handle, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
     return len(rows)

@@ -15,7 +15,7 @@ from cricket.stats.models import (
 )
 from cricket.stats.refresh import statistics_lines_ensure
 from cricket.stats.tests import builders as hand
-from cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
+from cricket.tests.factories import SubmissionFactory, cricsheet_match, seed_dismissal_kinds
 from ingest.cricsheet.importer import Importer
 from sports.models import Fixture, Submission
 
@@ -206,9 +206,17 @@ def test_lines_built_under_an_older_definition_are_rebuilt_on_read():
     assert card.runs == 32
 
 
+def _unpublished(fixture: Fixture) -> Fixture:
+    """The fixture as first brought by a submission not accepted yet (an accepted one can
+    never be unaccepted)."""
+    pending = SubmissionFactory(accepted=False, accepted_at=None)
+    Fixture.objects.filter(pk=fixture.pk).update(first_seen_in=pending)
+    fixture.refresh_from_db()
+    return fixture
+
+
 def test_a_fixture_published_after_its_lines_were_built_gets_them_on_read():
-    fixture = _import()
-    Submission.objects.filter(pk=fixture.first_seen_in_id).update(accepted=False, accepted_at=None)
+    fixture = _unpublished(_import())
     lines_rebuild(fixture_ids=[fixture.pk])  # not public: no lines, state current
     assert not CricketTeamInningsLine.objects.filter(fixture=fixture).exists()
     Submission.objects.filter(pk=fixture.first_seen_in_id).update(
@@ -245,8 +253,7 @@ def test_the_scorecard_api_answers_in_a_constant_number_of_queries(
 
 
 def test_a_fixture_whose_submission_is_not_accepted_is_not_found(anon_client):
-    fixture = _import()
-    Submission.objects.filter(pk=fixture.first_seen_in_id).update(accepted=False, accepted_at=None)
+    fixture = _unpublished(_import())
     url = reverse("cricket-fixture-scorecard", kwargs={"pk": fixture.pk})
     assert anon_client.get(url).status_code == 404
 

@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Q
 
 from omnium.models import UUIDModel
+from omnium.triggers import never_truncated
 
 USER = settings.AUTH_USER_MODEL
 SHA256 = r"^[0-9a-f]{64}$"
@@ -29,6 +30,24 @@ class BatchState(models.TextChoices):
     PUBLISHING = "publishing", "Publishing"
     PUBLISHED = "published", "Published"
     REJECTED = "rejected", "Rejected"
+
+
+# Which state may follow which (the empty state is before the first transition). The
+# transition service checks it first; the database refuses anything else.
+BATCH_TRANSITIONS: dict[str, set[str]] = {
+    "": {BatchState.RECEIVED},
+    BatchState.RECEIVED: {BatchState.VALIDATING},
+    BatchState.VALIDATING: {BatchState.AWAITING_REVIEW, BatchState.INVALID},
+    BatchState.AWAITING_REVIEW: {BatchState.APPROVED, BatchState.REJECTED},
+    BatchState.APPROVED: {BatchState.PUBLISHING},
+    BatchState.PUBLISHING: {BatchState.PUBLISHED},
+}
+_LEGAL_STEPS = ", ".join(
+    f"('{before}', '{after}')"
+    for before, afters in BATCH_TRANSITIONS.items()
+    if before
+    for after in sorted(afters)
+)
 
 
 class Batch(UUIDModel):
@@ -67,7 +86,45 @@ class Batch(UUIDModel):
             ),
         ]
         indexes = [models.Index(fields=["state", "created_at"], name="batch_state_queue")]
-        triggers = [pgtrigger.Protect(name="batch_never_deleted", operation=pgtrigger.Delete)]
+        triggers = [
+            pgtrigger.Protect(name="batch_never_deleted", operation=pgtrigger.Delete),
+            never_truncated("batch_no_truncate"),
+            # A batch starts received; its state then moves only along a legal step, and
+            # only to the step its latest recorded transition names (batch_transition).
+            pgtrigger.Trigger(
+                name="batch_state_by_transition",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert | pgtrigger.UpdateOf("state"),
+                # The legal steps are this module's constant, not input.
+                func=f"""
+                IF TG_OP = 'INSERT' THEN
+                    IF NEW.state <> 'received' THEN
+                        RAISE EXCEPTION 'batch %: a batch starts received, not %',
+                            NEW.id, NEW.state USING ERRCODE = 'check_violation';
+                    END IF;
+                    RETURN NEW;
+                END IF;
+                IF NEW.state IS NOT DISTINCT FROM OLD.state THEN
+                    RETURN NEW;
+                END IF;
+                IF (OLD.state, NEW.state) NOT IN ({_LEGAL_STEPS}) THEN
+                    RAISE EXCEPTION 'batch %: cannot go from % to %', NEW.id, OLD.state,
+                        NEW.state USING ERRCODE = 'check_violation';
+                END IF;
+                IF NOT EXISTS (
+                    SELECT 1 FROM ingest_batchstatetransition t
+                    WHERE t.id = (SELECT max(id) FROM ingest_batchstatetransition
+                                  WHERE batch_id = NEW.id)
+                      AND t.from_state = OLD.state AND t.to_state = NEW.state
+                ) THEN
+                    RAISE EXCEPTION 'batch %: the step from % to % is not recorded as a '
+                        'transition', NEW.id, OLD.state, NEW.state
+                        USING ERRCODE = 'check_violation';
+                END IF;
+                RETURN NEW;
+                """,  # noqa: S608
+            ),
+        ]
         verbose_name_plural = "batches"
 
     def __str__(self) -> str:
@@ -157,6 +214,42 @@ class BatchItem(models.Model):
             ),
         ]
         triggers = [
+            never_truncated("batch_item_no_truncate"),
+            # An item's verdict is the latest validation result recorded for it, written
+            # while its batch validates; it never goes back to pending.
+            pgtrigger.Trigger(
+                name="batch_item_outcome_by_validation",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Insert | pgtrigger.UpdateOf("outcome", "problems"),
+                func="""
+                IF TG_OP = 'INSERT' THEN
+                    IF NEW.outcome <> 'pending' OR NEW.problems <> '[]'::jsonb THEN
+                        RAISE EXCEPTION 'batch item %: an item starts pending, without '
+                            'problems', NEW.ordinal USING ERRCODE = 'check_violation';
+                    END IF;
+                    RETURN NEW;
+                END IF;
+                IF NEW.outcome IS NOT DISTINCT FROM OLD.outcome
+                   AND NEW.problems IS NOT DISTINCT FROM OLD.problems THEN
+                    RETURN NEW;
+                END IF;
+                IF (SELECT state FROM ingest_batch WHERE id = NEW.batch_id) <> 'validating' THEN
+                    RAISE EXCEPTION 'batch item %: its outcome changes only while its batch '
+                        'validates', NEW.ordinal USING ERRCODE = 'check_violation';
+                END IF;
+                IF NOT EXISTS (
+                    SELECT 1 FROM ingest_batchvalidationresult r
+                    WHERE r.id = (SELECT max(id) FROM ingest_batchvalidationresult
+                                  WHERE item_id = NEW.id)
+                      AND r.outcome = NEW.outcome AND r.problems = NEW.problems
+                ) THEN
+                    RAISE EXCEPTION 'batch item %: outcome % is not the latest validation '
+                        'result recorded for it', NEW.ordinal, NEW.outcome
+                        USING ERRCODE = 'check_violation';
+                END IF;
+                RETURN NEW;
+                """,
+            ),
             pgtrigger.Protect(name="batch_item_never_deleted", operation=pgtrigger.Delete),
             # The checksum an item shows is the one of the bytes actually kept for it.
             pgtrigger.Trigger(
@@ -235,10 +328,11 @@ class BatchValidationResult(models.Model):
             )
         ]
         triggers = [
+            never_truncated("batch_validation_result_no_truncate"),
             pgtrigger.Protect(
                 name="batch_validation_result_append_only",
                 operation=pgtrigger.Update | pgtrigger.Delete,
-            )
+            ),
         ]
 
     def __str__(self) -> str:
@@ -266,10 +360,11 @@ class BatchReviewDecision(models.Model):
             ),
         ]
         triggers = [
+            never_truncated("batch_review_decision_no_truncate"),
             pgtrigger.Protect(
                 name="batch_review_decision_append_only",
                 operation=pgtrigger.Update | pgtrigger.Delete,
-            )
+            ),
         ]
 
     def __str__(self) -> str:
@@ -295,10 +390,11 @@ class BatchStateTransition(models.Model):
             ),
         ]
         triggers = [
+            never_truncated("batch_state_transition_no_truncate"),
             pgtrigger.Protect(
                 name="batch_state_transition_append_only",
                 operation=pgtrigger.Update | pgtrigger.Delete,
-            )
+            ),
         ]
 
     def __str__(self) -> str:
@@ -370,7 +466,8 @@ class BatchParticipantOnboardingTask(models.Model):
             )
         ]
         triggers = [
-            pgtrigger.Protect(name="onboarding_task_never_deleted", operation=pgtrigger.Delete)
+            never_truncated("onboarding_task_no_truncate"),
+            pgtrigger.Protect(name="onboarding_task_never_deleted", operation=pgtrigger.Delete),
         ]
 
     def __str__(self) -> str:

@@ -34,6 +34,7 @@ from cricket.models import DismissalKind
 from cricket.services import SOURCE
 from cricket.source_revisions import SOURCE_REVISION, source_correction_diff
 from ingest.batches.models import (
+    BATCH_TRANSITIONS,
     Batch,
     BatchCheckpoint,
     BatchItem,
@@ -76,15 +77,9 @@ MAX_FILES = 500
 MAX_FILE_BYTES = 20 * 1024 * 1024
 LEASE = timedelta(minutes=10)
 
-# Which state may follow which; anything else is a defect in the caller.
-TRANSITIONS = {
-    "": {BatchState.RECEIVED},
-    BatchState.RECEIVED: {BatchState.VALIDATING},
-    BatchState.VALIDATING: {BatchState.AWAITING_REVIEW, BatchState.INVALID},
-    BatchState.AWAITING_REVIEW: {BatchState.APPROVED, BatchState.REJECTED},
-    BatchState.APPROVED: {BatchState.PUBLISHING},
-    BatchState.PUBLISHING: {BatchState.PUBLISHED},
-}
+# Which state may follow which; anything else is a defect in the caller (and the database
+# refuses it: trigger batch_state_by_transition).
+TRANSITIONS = BATCH_TRANSITIONS
 
 
 class BatchLeaseHeld(RuntimeError):
@@ -364,6 +359,14 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
             problems = _correction_problems(item, document, resolution)
     item.outcome = ItemOutcome.INVALID if problems else ItemOutcome.VALID
     item.problems, item.resolution = problems, resolution
+    # The result first: the database takes an item's outcome only from its latest result.
+    BatchValidationResult.objects.create(
+        batch_id=item.batch_id,
+        item=item,
+        outcome=item.outcome,
+        problems=problems,
+        resolution=resolution,
+    )
     item.save(
         update_fields=[
             "outcome",
@@ -373,13 +376,6 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
             "corrects_source_identity",
             "correction_target",
         ]
-    )
-    BatchValidationResult.objects.create(
-        batch_id=item.batch_id,
-        item=item,
-        outcome=item.outcome,
-        problems=problems,
-        resolution=resolution,
     )
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.db import models
 
 from omnium.models import TimestampedModel, UUIDModel
+from omnium.triggers import append_only
 from sports.models.enums import EntityType, LinkOrigin
 
 
@@ -30,6 +31,9 @@ class ExternalIdMap(UUIDModel, TimestampedModel):
         indexes = [
             models.Index(fields=["entity_type", "internal_id"], name="external_id_reverse_idx"),
         ]
+        # One outside id, one row, for good: a merged target stays valid (readers follow
+        # merged_into), so a link never needs to move or go.
+        triggers = append_only("external_id")
 
     def __str__(self) -> str:
         return f"{self.source_code}:{self.entity_type}:{self.external_id}"

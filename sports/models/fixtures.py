@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 
 from omnium.models import TimestampedModel, UUIDModel
+from omnium.triggers import never_truncated
 from sports.models.enums import (
     Archetype,
     AttemptOutcome,
@@ -215,6 +216,7 @@ class FixtureAmendment(models.Model):
             models.CheckConstraint(condition=~Q(reason=""), name="amendment_reason_required"),
         ]
         triggers = [
+            never_truncated("amendment_no_truncate"),
             pgtrigger.Protect(
                 name="amendment_insert_only",
                 operation=pgtrigger.Update | pgtrigger.Delete,

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import pgtrigger
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from omnium.models import UUIDModel
+from omnium.triggers import never_truncated
 
 
 class SubmissionKind(models.TextChoices):
@@ -55,6 +57,33 @@ class Submission(UUIDModel):
             ),
         ]
         indexes = [models.Index(fields=["source_code", "sha256"], name="submission_sha_idx")]
+        triggers = [
+            # Acceptance publishes what the submission brought (the public gate reads it), so
+            # it is one transition, stamped in database time, and after it nothing changes.
+            pgtrigger.Trigger(
+                name="submission_accepted_once",
+                when=pgtrigger.Before,
+                operation=pgtrigger.Update | pgtrigger.Delete,
+                func="""
+                IF OLD.accepted THEN
+                    RAISE EXCEPTION 'submission %: accepted, and an accepted submission never '
+                        'changes or goes away', OLD.id USING ERRCODE = 'check_violation';
+                END IF;
+                IF TG_OP = 'DELETE' THEN
+                    RETURN OLD;
+                END IF;
+                IF NOT NEW.accepted
+                   OR to_jsonb(NEW) - 'accepted' - 'accepted_at'
+                      IS DISTINCT FROM to_jsonb(OLD) - 'accepted' - 'accepted_at' THEN
+                    RAISE EXCEPTION 'submission %: the one change allowed is its acceptance',
+                        OLD.id USING ERRCODE = 'check_violation';
+                END IF;
+                NEW.accepted_at := now();
+                RETURN NEW;
+                """,
+            ),
+            never_truncated("submission_no_truncate"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.original_filename or self.pk}"

@@ -4,6 +4,7 @@ import pgtrigger
 from django.db import models
 
 from omnium.models import UUIDModel
+from omnium.triggers import never_truncated
 from sports.models.enums import SubjectKind, TimelineStatus
 from sports.models.fixtures import Fixture
 from sports.models.participants import Participant
@@ -74,6 +75,7 @@ class TimelineItem(models.Model):
         ]
         indexes = [models.Index(fields=["fixture", "seq"], name="timeline_fixture_seq_idx")]
         triggers = [
+            never_truncated("timeline_item_no_truncate"),
             pgtrigger.Protect(name="timeline_item_no_delete", operation=pgtrigger.Delete),
             pgtrigger.ReadOnly(name="timeline_item_content_read_only", exclude=["status"]),
             pgtrigger.FSM(
@@ -103,6 +105,7 @@ class TimelineActor(models.Model):
             ),
         ]
         triggers = [
+            never_truncated("timeline_actor_no_truncate"),
             pgtrigger.Protect(
                 name="timeline_actor_insert_only", operation=pgtrigger.Update | pgtrigger.Delete
             ),

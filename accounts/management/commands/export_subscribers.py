@@ -1,9 +1,9 @@
-import csv
 import sys
 
 from django.core.management.base import BaseCommand
 
 from accounts.models import Subscriber
+from omnium.csvfiles import SafeWriter
 
 FIELDS = (
     "email",
@@ -39,7 +39,7 @@ class Command(BaseCommand):
             rows = rows.subscribed()
         stream = open(output, "w", newline="", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
         try:
-            writer = csv.writer(stream)
+            writer = SafeWriter(stream)
             writer.writerow(FIELDS)
             count = 0
             for subscriber in rows.iterator():
