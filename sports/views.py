@@ -66,9 +66,7 @@ def competition_list(request: HttpRequest) -> HttpResponse:
         {
             "groups": competition_groups(sport=sport),
             "sport": sport,
-            "sports": Sport.objects.filter(competitions__parent__isnull=True)
-            .distinct()
-            .order_by("name"),
+            "sports": Sport.objects.filter(competitions__isnull=False).distinct().order_by("name"),
             "crumbs": [("Competitions", None)],
         },
     )
