@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-corrections bench-stats verify-stats bench-batches
+.PHONY: help install browser services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-corrections bench-stats verify-stats bench-batches
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -23,7 +23,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev]"
 	@rm -f $(VENV)/.installed-* && touch $@
 
-install: $(STAMP) ## Create .venv and install omnium with its development tools
+install: $(STAMP) browser ## Create .venv and install omnium with its development tools
+
+# The browser tests drive Debian's Chromium through Playwright; no browser is downloaded.
+CHROMIUM ?= /usr/bin/chromium
+browser: ## Install Debian's chromium and chromium-driver when missing (as root)
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "chromium is missing: run 'sudo apt-get install chromium chromium-driver'"; exit 1; fi; \
+	  echo "installing chromium and chromium-driver from Debian's packages"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null \
+	    || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null; }; \
+	fi
 
 services: install ## Check PostgreSQL and Redis (start them if installed here) and create the database
 	$(PY) -m omnium.services --create-database

@@ -12,3 +12,8 @@ class CatalogueConfig(AppConfig):
         from catalogue.candidates import register
 
         register()
+
+        # The home page's panel (omnium imports no app; each app registers its own).
+        from catalogue.home import register as home_register
+
+        home_register()

@@ -102,6 +102,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "omnium.navigation.navigation",
+                "discussions.context_processors.notifications",
             ],
         },
     },

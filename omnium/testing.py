@@ -126,3 +126,95 @@ def celery_worker_process(django_db_setup, django_db_blocker):
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+# --- Browser tests -------------------------------------------------------------------------
+# Playwright drives Debian's Chromium (`make install` installs it); nothing is downloaded.
+# A module of browser tests commits its rows once (``site_rows``), serves them from a live
+# server thread (``site_server``) and puts them back as they were at the end.
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = REPO_ROOT / "var" / "test-screenshots"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 375, "height": 740}
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"{CHROMIUM} is missing: `make install` installs Debian's chromium")
+    # Playwright's sync API runs an event loop in this thread; the ORM calls a test makes
+    # around it are ordinary blocking calls.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def site_rows(django_db_setup, django_db_blocker):
+    """Unblocks the database for a module of browser tests: rows a module fixture writes are
+    committed (the live server's thread must see them). At the end the database is put back
+    to what it held before (the seeded rows of the migrations), as a serialized rollback."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        snapshot = connection.creation.serialize_db_to_string()
+        try:
+            yield
+        finally:
+            call_command("flush", interactive=False, verbosity=0)
+            connection.creation.deserialize_db_from_string(snapshot)
+
+
+@pytest.fixture(scope="module")
+def site_server(site_rows):
+    """A live server thread serving the site (static files through the finders)."""
+    from django.contrib.staticfiles.handlers import StaticFilesHandler
+    from django.test.testcases import LiveServerThread
+
+    thread = LiveServerThread("127.0.0.1", StaticFilesHandler, connections_override=None, port=0)
+    thread.daemon = True
+    thread.start()
+    thread.is_ready.wait()
+    if thread.error:
+        raise thread.error
+    thread.url = f"http://127.0.0.1:{thread.port}"
+    yield thread
+    thread.terminate()
+
+
+def _page(browser, site_server, request, viewport):
+    context = browser.new_context(viewport=viewport, base_url=site_server.url)
+    page = context.new_page()
+    yield page
+    failed = getattr(request.node, "report_call", None)
+    if failed is not None and failed.failed:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = request.node.nodeid.replace("/", "_").replace("::", "__")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    context.close()
+
+
+@pytest.fixture
+def site_page(browser, site_server, request):
+    """A browser page at desktop width on the live site; a failing test leaves a screenshot
+    in var/test-screenshots/."""
+    yield from _page(browser, site_server, request, DESKTOP)
+
+
+@pytest.fixture
+def site_page_phone(browser, site_server, request):
+    """The same at a phone's 375 px."""
+    yield from _page(browser, site_server, request, PHONE)

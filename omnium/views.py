@@ -9,6 +9,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.defaults import page_not_found
 
+from omnium.home import panels as home_panels
+
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """404 for a URL nothing matched: the API's JSON error body under /api/ (as its views
@@ -26,7 +28,7 @@ def bench_bare(request: HttpRequest) -> JsonResponse:
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+    return render(request, "home.html", {"panels": home_panels(request)})
 
 
 def _database_ok() -> bool:

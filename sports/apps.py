@@ -12,3 +12,8 @@ class SportsConfig(AppConfig):
         from sports.services.participant_candidates import register
 
         register()
+
+        # The home page's panel (omnium imports no app; each app registers its own).
+        from sports.home import register as home_register
+
+        home_register()

@@ -287,8 +287,9 @@ def test_the_public_scorecard_page_shows_both_tables_and_credits_cricsheet(clien
 
 
 # The fixture, its competition's ancestors, then the scorecard: the lines' state, team,
-# batting and bowling lines, the squads, other names.
-SCORECARD_PAGE_QUERIES = 8
+# batting and bowling lines, the squads, other names; then the runs and wickets per over
+# that draw the worm and the manhattan.
+SCORECARD_PAGE_QUERIES = 9
 
 
 @pytest.mark.parametrize("doc", [cricsheet_match, _four_innings], ids=["one", "four"])
