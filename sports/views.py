@@ -15,6 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from omnium.charts import Chart, Series
 from sports.models import (
     Competition,
     Fixture,
@@ -27,6 +28,8 @@ from sports.models import (
 )
 from sports.querysets import follow_merges
 from sports.selectors import (
+    MedalChart,
+    Progression,
     competition_groups,
     countries_by_code,
     country_page,
@@ -58,6 +61,54 @@ def _crumbs(ancestors: list[Competition], last: str | None = None) -> list[tuple
     return crumbs
 
 
+def _progression_chart(scope: Competition, progression: Progression) -> Chart:
+    """A season's points progression: cumulative points after each match played."""
+    # Points only grow, so a team's last figure is its largest.
+    finals = [
+        f"{name} {int(max((v for v in values if v is not None), default=0))} after "
+        f"{sum(v is not None for v in values)}"
+        for name, values in progression.series
+    ]
+    return Chart(
+        key="points-progression",
+        kind="line",
+        title=f"Points progression, {scope.name}",
+        summary=(
+            f"Cumulative league points of the top {progression.teams} teams after each match "
+            f"they played: {'; '.join(finals)}."
+        ),
+        x_label="Matches played",
+        y_label="Points",
+        labels=progression.labels,
+        series=[Series(label=name, values=values) for name, values in progression.series],
+    )
+
+
+def _medals_chart(node: Competition, medals: MedalChart) -> Chart:
+    """Medals by country: gold, silver and bronze of the leading countries, stacked."""
+    counts = zip(medals.labels, medals.gold, medals.silver, medals.bronze, strict=True)
+    leaders = ", ".join(
+        f"{label} {int(g or 0)} gold, {int(s or 0)} silver, {int(b or 0)} bronze"
+        for label, g, s, b in counts
+    )
+    return Chart(
+        key="medals-by-country",
+        kind="bar",
+        title=f"Medals by country, {node.name}",
+        summary=f"Medals of the first {len(medals.labels)} countries of the table: {leaders}.",
+        x_label="Country",
+        y_label="Medals",
+        stacked=True,
+        horizontal=True,
+        labels=medals.labels,
+        series=[
+            Series(label="Gold", values=medals.gold),
+            Series(label="Silver", values=medals.silver),
+            Series(label="Bronze", values=medals.bronze),
+        ],
+    )
+
+
 def competition_list(request: HttpRequest) -> HttpResponse:
     sport = request.GET.get("sport") or None
     return render(
@@ -77,11 +128,13 @@ def _league_context(request: HttpRequest, node: Competition) -> dict[str, Any]:
     choice = season_choice(node, request.GET.get("season"))
     scope = choice.selected or node
     rows = stat_table(node=scope, kind=TableKind.STANDINGS)
+    progression = points_progression(scope, rows) if rows else None
     return {
         "choice": choice,
         "scope": scope,
         "rows": rows,
-        "progression": points_progression(scope, rows) if rows else None,
+        "progression": progression,
+        "progression_chart": _progression_chart(scope, progression) if progression else None,
     }
 
 
@@ -96,7 +149,13 @@ def competition_detail(request: HttpRequest, pk: uuid.UUID) -> HttpResponse:
     context: dict[str, Any] = {"node": node, "ancestors": ancestors, "kind": kind}
     if kind == TableKind.MEDALS:
         rows = medal_table_of(node)
-        context.update(rows=rows, medals=medal_chart(rows) if rows else None, scope=node)
+        medals = medal_chart(rows) if rows else None
+        context.update(
+            rows=rows,
+            medals=medals,
+            medal_chart=_medals_chart(node, medals) if medals else None,
+            scope=node,
+        )
     else:
         context.update(_league_context(request, node))
     scope = context["scope"]
@@ -120,7 +179,10 @@ def table_page(request: HttpRequest, pk: uuid.UUID, kind: str) -> HttpResponse:
     context: dict[str, Any] = {"node": node, "ancestors": ancestors, "kind": kind}
     if kind == TableKind.MEDALS:
         rows = medal_table_of(node)
-        context.update(rows=rows, medals=medal_chart(rows) if rows else None)
+        medals = medal_chart(rows) if rows else None
+        context.update(
+            rows=rows, medals=medals, medal_chart=_medals_chart(node, medals) if medals else None
+        )
     else:
         context.update(_league_context(request, node))
     label = "Medal table" if kind == TableKind.MEDALS else "Table"

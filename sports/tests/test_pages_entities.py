@@ -511,3 +511,18 @@ def test_members_of_a_team_are_listed_on_its_page(client, teams):
     Membership.objects.create(team=oak, member=keeper, role="goalkeeper")
     page = client.get(reverse("sports:participant-detail", args=[oak.pk])).content.decode()
     assert "Ida Keeper" in page and "goalkeeper" in page
+
+
+def test_the_league_page_draws_the_points_progression_with_a_table_fallback(client, two_seasons):
+    league, _, _ = two_seasons
+    page = client.get(reverse("sports:competition-detail", args=[league.pk])).content.decode()
+    # Elm played twice, Yew and Oak once each, in the season shown.
+    assert 'data-chart="points-progression" data-points="2,1,1"' in page
+    assert "Elm 4 after 2" in page  # the text alternative
+
+
+def test_the_games_page_draws_medals_by_country(client, games):
+    root, *_ = games
+    page = client.get(reverse("sports:competition-detail", args=[root.pk])).content.decode()
+    assert 'data-chart="medals-by-country" data-points="2,2,2"' in page
+    assert "Kenya 1 gold, 0 silver, 1 bronze" in page
