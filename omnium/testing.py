@@ -237,7 +237,8 @@ def site_rows(django_db_setup, django_db_blocker):
         try:
             yield
         finally:
-            call_command("flush", interactive=False, verbosity=0)
+            # No post_migrate: it would re-create content types that the snapshot restores.
+            call_command("flush", interactive=False, verbosity=0, inhibit_post_migrate=True)
             connection.creation.deserialize_db_from_string(snapshot)
 
 

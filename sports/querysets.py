@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from django.db import models
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, Max, Min, OuterRef, Subquery
 from mptt.managers import TreeManager
 from mptt.querysets import TreeQuerySet
 
@@ -37,6 +37,51 @@ class CompetitionQuerySet(TreeQuerySet):
             ),
         )
 
+    def with_fixture_dates(self) -> CompetitionQuerySet:
+        """Annotate ``first_start`` and ``last_start``: the earliest and latest scheduled
+        start of any fixture on the node or below it (imports seldom give node dates)."""
+        under = (
+            related_rows(self.model, "fixtures")
+            .filter(
+                merged_into__isnull=True,
+                competition__tree_id=OuterRef("tree_id"),
+                competition__lft__gte=OuterRef("lft"),
+                competition__rght__lte=OuterRef("rght"),
+            )
+            .order_by()
+        )
+        return self.annotate(
+            first_start=Subquery(
+                under.values("competition__tree_id").annotate(d=Min("scheduled_start")).values("d")
+            ),
+            last_start=Subquery(
+                under.values("competition__tree_id").annotate(d=Max("scheduled_start")).values("d")
+            ),
+        )
+
+    def seasons_under(self, node: Competition) -> CompetitionQuerySet:
+        """The canonical season nodes strictly below ``node``, latest first: by start date
+        where one is set, else by the last fixture under the season, else by name."""
+        return (
+            self.canonical()
+            .filter(
+                type=SEASON,
+                tree_id=node.tree_id,
+                lft__gt=node.lft,
+                rght__lt=node.rght,
+            )
+            .with_fixture_dates()
+            .order_by(
+                F("start_date").desc(nulls_last=True),
+                F("last_start").desc(nulls_last=True),
+                "-name",
+            )
+        )
+
+
+# The node type every import gives a season (openfootball, Cricsheet): a league table is
+# folded per season, never over several.
+SEASON = "season"
 
 CompetitionManager = TreeManager.from_queryset(CompetitionQuerySet)
 

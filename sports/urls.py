@@ -12,4 +12,6 @@ urlpatterns = [
     path("competitions/<uuid:pk>/medals/", views.medal_table, name="medal-table"),
     path("competitions/<uuid:pk>/standings/", views.standings, name="standings"),
     path("fixtures/<uuid:pk>/", views.fixture_detail, name="fixture-detail"),
+    path("participants/<uuid:pk>/", views.participant_detail, name="participant-detail"),
+    path("venues/<uuid:pk>/", views.venue_detail, name="venue-detail"),
 ]

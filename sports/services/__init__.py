@@ -43,6 +43,7 @@ from sports.services.tables import (
     stat_table,
     stat_table_rebuild,
     table_kind_for,
+    table_scope,
 )
 from sports.services.timeline import LogEntry, timeline_append, timeline_open, timeline_void
 from sports.services.tree import (
@@ -99,6 +100,7 @@ __all__ = [
     "stat_table_rebuild",
     "submission_record",
     "table_kind_for",
+    "table_scope",
     "timeline_append",
     "timeline_open",
     "timeline_void",

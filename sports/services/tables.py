@@ -3,6 +3,10 @@
 Every sport's table is computed the same way: from the stat lines recorded with results
 (finishing place, outcome, goals, medal, country), never from ad-hoc joins over fixtures.
 Tables are cached as ``StatTable`` rows; recording a result clears the cache above it.
+
+A league table is one season's: asked of a node above several seasons (the league), it is
+the table of one season under it (``table_scope``), never the seasons added together. Only a
+caller that asks for ``all_time`` gets the sum over everything under the node.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from sports.models import (
     StatTable,
     TableKind,
 )
+from sports.querysets import SEASON
 from sports.services.common import Actor, actor_user, audit_person
 
 DEFAULT_POINTS = {"win": 3, "draw": 1, "loss": 0}
@@ -88,6 +93,30 @@ def effective_config(node: Competition) -> dict[str, Any]:
     return merged
 
 
+def table_scope(
+    node: Competition, *, kind: str, season: Competition | None = None, all_time: bool = False
+) -> Competition:
+    """The node a ``kind`` table of ``node`` folds over.
+
+    A medal table folds the node itself (a Games, a sport, an event). A league table folds
+    one season: ``node`` itself when it is a season, lies below one or has no season below
+    it; otherwise ``season`` when given (it must be a season under ``node``), else the
+    latest season under ``node``. ``all_time`` folds ``node`` whole, seasons summed.
+    """
+    if kind != TableKind.STANDINGS or all_time:
+        return node
+    if season is not None:
+        if not Competition.objects.seasons_under(node).filter(pk=season.pk).exists():
+            raise ValidationError(
+                {"season": f"{season} is not a season of {node}; pick one listed under it."}
+            )
+        return season
+    if node.type == SEASON:
+        return node
+    latest: Competition | None = Competition.objects.seasons_under(node).first()
+    return latest if latest is not None else node
+
+
 def _lines_under(node: Competition, role: str) -> QuerySet[StatLine]:
     return StatLine.objects.filter(
         subject_role=role,
@@ -124,7 +153,10 @@ def _add(row: dict[str, int], values: dict[str, Any], points: dict[str, int]) ->
 def standings_compute(node: Competition) -> list[dict[str, Any]]:
     """played, won, drawn, lost, goals, goal difference and points per team over the
     completed fixtures under ``node``, ordered by the tie-breaks its config names. A sport
-    with its own table (``standings_provider_register``) gets that table instead."""
+    with its own table (``standings_provider_register``) gets that table instead.
+
+    This folds everything under ``node``: callers pass one season (``table_scope``); only an
+    all-time table passes a league."""
     provider = standings_provider_for(node)
     if provider is not None:
         return provider.compute(node)
@@ -258,27 +290,43 @@ COMPUTE: dict[str, Callable[[Competition], list[dict[str, Any]]]] = {
 
 @transaction.atomic
 def stat_table_rebuild(*, node: Competition, kind: str) -> StatTable:
-    """Fold the table afresh and store it as the node's cached table."""
-    rows = COMPUTE[kind](node)
+    """Fold the table afresh and store it as the cached table of the node it folds over
+    (``table_scope``: for a league, its latest season)."""
+    scope = table_scope(node, kind=kind)
+    rows = COMPUTE[kind](scope)
     table, _ = StatTable.objects.update_or_create(
-        competition=node, kind=kind, defaults={"rows": rows}
+        competition=scope, kind=kind, defaults={"rows": rows}
     )
     return table
 
 
-def stat_table(*, node: Competition, kind: str) -> list[dict[str, Any]]:
-    """The node's table: the cached one, or a fresh fold stored for the next reader. A
-    sport's own league table is folded on every read (see ``StandingsProvider``)."""
+def stat_table(
+    *,
+    node: Competition,
+    kind: str,
+    season: Competition | None = None,
+    all_time: bool = False,
+) -> list[dict[str, Any]]:
+    """The ``kind`` table of ``node``: of one season for a league table (``table_scope``),
+    the cached fold or a fresh one stored for the next reader. An ``all_time`` table sums
+    every season under ``node``; it is folded on each call and never cached. A sport's own
+    league table is folded on every read (see ``StandingsProvider``)."""
+    if all_time and kind == TableKind.STANDINGS:
+        return COMPUTE[kind](node)
+    scope = table_scope(node, kind=kind, season=season)
     if kind == TableKind.STANDINGS:
-        provider = standings_provider_for(node)
+        provider = standings_provider_for(scope)
         if provider is not None:
-            return provider.compute(node)
+            return provider.compute(scope)
     cached: list[dict[str, Any]] | None = (
-        StatTable.objects.filter(competition=node, kind=kind).values_list("rows", flat=True).first()
+        StatTable.objects.filter(competition=scope, kind=kind)
+        .values_list("rows", flat=True)
+        .first()
     )
     if cached is not None:
         return cached
-    rows: list[dict[str, Any]] = stat_table_rebuild(node=node, kind=kind).rows
+    rows = COMPUTE[kind](scope)
+    StatTable.objects.update_or_create(competition=scope, kind=kind, defaults={"rows": rows})
     return rows
 
 
