@@ -127,6 +127,9 @@ def _league_context(request: HttpRequest, node: Competition) -> dict[str, Any]:
     """One season's table (never the seasons summed), its chooser and its progression."""
     choice = season_choice(node, request.GET.get("season"))
     scope = choice.selected or node
+    if scope is not node and scope.sport_id == node.sport_id:
+        # A season of the league shares its sport, already loaded: no query to find it.
+        scope.sport = node.sport
     rows = stat_table(node=scope, kind=TableKind.STANDINGS)
     provider = standings_provider_for(scope)
     if provider is not None:

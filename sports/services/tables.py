@@ -315,7 +315,8 @@ def stat_table(
         return COMPUTE[kind](node)
     scope = table_scope(node, kind=kind, season=season)
     if kind == TableKind.STANDINGS:
-        provider = standings_provider_for(scope)
+        # A season shares its league's sport, which the caller may have loaded.
+        provider = standings_provider_for(node if scope.sport_id == node.sport_id else scope)
         if provider is not None:
             return provider.compute(scope)
     cached: list[dict[str, Any]] | None = (
