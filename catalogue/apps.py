@@ -9,6 +9,8 @@ class CatalogueConfig(AppConfig):
     def ready(self) -> None:
         # App registry: the queue's levels need the catalogue's models, which are loaded only
         # once every app is.
+        from catalogue import readable
         from catalogue.candidates import register
 
         register()
+        readable.register()

@@ -6,3 +6,9 @@ class CricketConfig(AppConfig):
     label = "cricket"
     verbose_name = "Cricket"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # App registry: the readers name cricket's models, loaded only once every app is.
+        from cricket.readable import register
+
+        register()

@@ -21,8 +21,9 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from accounts.models import AccountPreference, AccountStatus, Capability, User
-from accounts.roles import role_may
+from accounts.access import effective_role
+from accounts.models import AccountPreference, AccountStatus, Capability, Role, User
+from accounts.roles import ROLE_TABLE, role_may
 from accounts.services import audit_record, email_send_reserve
 from discussions.models import (
     Article,
@@ -48,13 +49,41 @@ from discussions.models import (
     ThreadRead,
     TodoStatus,
 )
+from omnium.readable import readable
 
 MENTION = re.compile(r"(?<![\w@.])@([\w.+-]*\w)")
 
 
 def is_moderator(user: User) -> bool:
     """Those who edit (editors and administrators, by the role table) moderate."""
-    return user.is_superuser or role_may(user.role, Capability.EDIT)
+    role = effective_role(user)
+    return role is not None and role_may(role, Capability.EDIT)
+
+
+def may_write(user: User) -> bool:
+    """The role's write right in discussions: a role that acts on the data at all (submits,
+    reviews, edits or administers, by the role table) may write where it may read; a viewer
+    only reads. An account that cannot sign in writes nowhere."""
+    role = effective_role(user)
+    return role is not None and bool(ROLE_TABLE[role].capabilities)
+
+
+def is_client_owner(user: User) -> bool:
+    """The client surfaces' owner: the administrator who decides the running list, ranks
+    the features and chooses the quote's lines."""
+    return effective_role(user) == Role.ADMIN
+
+
+def thread_readable(thread: Thread, user: User) -> bool:
+    """Whether ``user`` may read ``thread``: its subject's reader admits them."""
+    return Thread.objects.readable_by(user).filter(pk=thread.pk).exists()
+
+
+def _require_writer(thread: Thread, user: User) -> None:
+    """Refuse a write in ``thread`` by ``user`` unless they may read it and write at all.
+    The same words either way: a thread someone may not read is one they are not told of."""
+    if not (may_write(user) and thread_readable(thread, user)):
+        raise PermissionDenied("You may not write in this thread.")
 
 
 def _author(actor: User, acting_as: User | None) -> User:
@@ -64,9 +93,45 @@ def _author(actor: User, acting_as: User | None) -> User:
 # --- threads -------------------------------------------------------------------------------
 
 
+class NoSuchSubject(ValidationError):
+    """The record a thread is asked for does not exist, or the asker may not read it: the
+    one answer for both, so an id's existence is never revealed."""
+
+
+def subject_find(*, subject_type: ContentType | str, subject_id: str, user: User) -> models.Model:
+    """The record ``subject_type`` (a content type or ``app_label.model``) with key
+    ``subject_id``, looked up through its model's reader for ``user``; ``NoSuchSubject``
+    whether it is missing or hidden from them."""
+    try:
+        if isinstance(subject_type, str):
+            app_label, _, model_name = subject_type.partition(".")
+            subject_type = ContentType.objects.get_by_natural_key(app_label, model_name)
+        model = subject_type.model_class()
+    except ContentType.DoesNotExist:
+        model = None
+    if model is None:
+        raise NoSuchSubject({"subject_type": "Unknown record type."})
+    try:
+        subject = readable(model._default_manager.filter(pk=subject_id), user).first()
+    except (ValueError, ValidationError):  # a key of the wrong shape names no record
+        subject = None
+    if subject is None:
+        raise NoSuchSubject({"subject_id": "No such record."})
+    return subject
+
+
+def thread_open(*, subject: models.Model, actor: User) -> Thread:
+    """The thread of ``subject`` for ``actor``, who found it through ``subject_find``;
+    created on first use, which needs the role's write right (``may_write``)."""
+    if not may_write(actor):
+        raise PermissionDenied("You may not start or join discussions.")
+    return thread_for(subject=subject)
+
+
 def thread_for(*, subject: models.Model, label: str = "") -> Thread:
     """The thread of ``subject``, created on first use. The unique (type, key) pair makes a
-    concurrent first use converge on one row (get_or_create re-reads after the conflict)."""
+    concurrent first use converge on one row (get_or_create re-reads after the conflict).
+    Asks nobody's rights: a caller acting for a person goes through ``thread_open``."""
     thread, _ = Thread.objects.get_or_create(
         subject_type=ContentType.objects.get_for_model(subject),
         subject_id=str(subject.pk),
@@ -97,11 +162,14 @@ def _thread_url(thread: Thread) -> str:
 def comment_post(
     *, thread: Thread, body: str, actor: User, acting_as: User | None = None
 ) -> Comment:
-    """Add a comment; @mentions and earlier participants are notified (each once)."""
+    """Add a comment; @mentions and earlier participants are notified (each once), but
+    only those who may read the thread. The author needs the thread's read right and the
+    role's write right (``may_write``)."""
     body = body.strip()
     if not body:
         raise ValidationError({"body": "A comment needs some text."})
     author = _author(actor, acting_as)
+    _require_writer(thread, author)
     if thread.archived_at is not None:
         raise ValidationError("This thread is archived.")
     comment = Comment.objects.create(thread=thread, author=author, body=body)
@@ -115,7 +183,9 @@ def comment_post(
     )
     # Writing in a thread is reading it: the author's own comment is never unread for them.
     thread_read_mark(thread=thread, user=author, at=comment.created_at)
-    mentioned = mentioned_accounts(body)
+    # One check per recipient, on a write: a mention must not carry a thread's words to
+    # someone who may not read it.
+    mentioned = [user for user in mentioned_accounts(body) if thread_readable(thread, user)]
     for user in mentioned:
         if user.pk != author.pk:
             notification_send(
@@ -130,7 +200,7 @@ def comment_post(
             )
     mentioned_ids = {user.pk for user in mentioned}
     for user in User.objects.filter(pk__in=_thread_participants(thread) - mentioned_ids):
-        if user.pk != author.pk:
+        if user.pk != author.pk and thread_readable(thread, user):
             notification_send(
                 recipient=user,
                 actor=author,
@@ -246,6 +316,7 @@ def thread_read_mark(*, thread: Thread, user: User, at: datetime | None = None) 
 
 @transaction.atomic
 def thread_followup_set(*, thread: Thread, note: str, actor: User) -> Thread:
+    _require_writer(thread, actor)
     note = note.strip()
     if not note:
         raise ValidationError({"note": "Say what needs following up."})
@@ -260,6 +331,7 @@ def thread_followup_set(*, thread: Thread, note: str, actor: User) -> Thread:
 
 @transaction.atomic
 def thread_followup_clear(*, thread: Thread, actor: User) -> Thread:
+    _require_writer(thread, actor)
     thread = Thread.objects.select_for_update().get(pk=thread.pk)
     if thread.followup_at is None:
         return thread
@@ -282,6 +354,7 @@ def thread_resolve(
     notifications are marked resolved with it."""
     if outcome not in Outcome.values:
         raise ValidationError({"outcome": "Choose done or later."})
+    _require_writer(thread, _author(actor, acting_as))
     thread = Thread.objects.select_for_update().get(pk=thread.pk)
     closing = None
     if closing_body.strip():
@@ -320,6 +393,7 @@ def thread_resolve(
 
 @transaction.atomic
 def thread_reopen(*, thread: Thread, actor: User) -> Thread:
+    _require_writer(thread, actor)
     thread = Thread.objects.select_for_update().get(pk=thread.pk)
     if thread.outcome is None:
         return thread
@@ -334,6 +408,7 @@ def thread_reopen(*, thread: Thread, actor: User) -> Thread:
 
 @transaction.atomic
 def thread_archive(*, thread: Thread, actor: User, archived: bool = True) -> Thread:
+    _require_writer(thread, actor)
     thread = Thread.objects.select_for_update().get(pk=thread.pk)
     if (thread.archived_at is not None) == archived:
         return thread
@@ -356,7 +431,11 @@ def thread_archive(*, thread: Thread, actor: User, archived: bool = True) -> Thr
 def ask_create(
     *, thread: Thread, for_user: User, note: str, actor: User, kind: str = AskKind.RESPOND
 ) -> ThreadAsk:
-    """Hand the thread to one person with a line saying what; they are notified."""
+    """Hand the thread to one person with a line saying what; they are notified. Both the
+    asker and the person asked must be able to read the thread."""
+    _require_writer(thread, actor)
+    if not thread_readable(thread, for_user):
+        raise ValidationError("That person may not read this thread.")
     note = note.strip()
     if not note:
         raise ValidationError({"note": "Say what you are asking."})
@@ -402,7 +481,8 @@ def ask_done(*, ask: ThreadAsk, actor: User) -> ThreadAsk:
 
 @transaction.atomic
 def comment_ack(*, comment: Comment, actor: User) -> CommentAck:
-    """ "Got it": idempotent, one per person and comment."""
+    """ "Got it": idempotent, one per person and comment; others see it, so it is a write."""
+    _require_writer(comment.thread, actor)
     ack, created = CommentAck.objects.get_or_create(comment=comment, user=actor)
     if created:
         audit_record(actor=actor, action="comment.ack", entity=comment, key=comment.pk)
@@ -521,7 +601,10 @@ def notification_mail_deliver(*, notification_id: int) -> bool:
 
 @transaction.atomic
 def feature_priority_set(*, feature_key: str, priority: str, actor: User) -> FeaturePriority:
-    """Latest choice wins: one row per feature, overwritten by each new choice."""
+    """Latest choice wins: one row per feature, overwritten by each new choice. The client
+    (``is_client_owner``) ranks; nobody else."""
+    if not is_client_owner(actor):
+        raise PermissionDenied("Only the client ranks the features.")
     row = FeaturePriority.objects.select_for_update().filter(feature_key=feature_key).first()
     old = row.priority if row else None
     if row is None:
@@ -545,7 +628,10 @@ def feature_priority_set(*, feature_key: str, priority: str, actor: User) -> Fea
 
 @transaction.atomic
 def quote_selection_set(*, item_key: str, included: bool, actor: User) -> QuoteSelection:
-    """Latest choice wins: one row per quote line item."""
+    """Latest choice wins: one row per quote line item. The client (``is_client_owner``)
+    chooses; nobody else."""
+    if not is_client_owner(actor):
+        raise PermissionDenied("Only the client chooses the quote's lines.")
     row = QuoteSelection.objects.select_for_update().filter(item_key=item_key).first()
     old = row.included if row else None
     if row is None:
@@ -608,6 +694,8 @@ def owner_item_state_set(
     *, item: DecisionItem, status: str, decision: str, actor: User
 ) -> OwnerItemState:
     """The owner's decision on a running-list item; the latest one wins."""
+    if not is_client_owner(actor):
+        raise PermissionDenied("Only the owner decides items.")
     if status not in ItemStatus.values:
         raise ValidationError({"status": "Unknown status."})
     state, _ = OwnerItemState.objects.select_for_update().get_or_create(item=item)
@@ -629,7 +717,10 @@ def owner_item_state_set(
 
 @transaction.atomic
 def todo_complete(*, todo: ClientTodo, actor: User, done: bool = True) -> ClientTodo:
+    """Mark a to-do done (or open again): its owner, or a moderator."""
     todo = ClientTodo.objects.select_for_update().get(pk=todo.pk)
+    if todo.owner_id != actor.pk and not is_moderator(actor):
+        raise PermissionDenied("Only the to-do's owner or a moderator can change it.")
     if (todo.status == TodoStatus.DONE) == done:
         return todo
     todo.status = TodoStatus.DONE if done else TodoStatus.OPEN
@@ -670,6 +761,8 @@ def upload_add(
     accept (by extension and by its first bytes: a renamed executable is refused)."""
     from pathlib import PurePath
 
+    if todo.owner_id != actor.pk and not is_moderator(actor):
+        raise PermissionDenied("Only the to-do's owner or a moderator can add files to it.")
     if not todo.accepts_files:
         raise ValidationError("This to-do does not take files.")
     # Django gives every uploaded file a name and a size; a File built by hand may lack

@@ -9,6 +9,8 @@ class SportsConfig(AppConfig):
     def ready(self) -> None:
         # App registry: the participant level of the merge-candidate queue needs the spine's
         # models, which are loaded only once every app is.
+        from sports import readable
         from sports.services.participant_candidates import register
 
         register()
+        readable.register()
