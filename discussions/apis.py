@@ -19,7 +19,7 @@ from rest_framework.response import Response
 
 from accounts.acting import request_actors
 from accounts.models import User
-from discussions import services
+from discussions import rights, services
 from discussions.filters import ArticleFilter, CommentFilter, NotificationFilter, ThreadFilter
 from discussions.models import (
     Article,
@@ -95,7 +95,7 @@ class ThreadViewSet(viewsets.ReadOnlyModelViewSet):
         data = ThreadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user: User = signed_in(request.user)
-        subject = services.subject_find(
+        subject = rights.subject_find(
             subject_type=data.validated_data["subject_type"],
             subject_id=data.validated_data["subject_id"],
             user=user,

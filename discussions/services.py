@@ -21,14 +21,13 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from accounts.access import effective_role
-from accounts.models import AccountPreference, AccountStatus, Capability, Role, User
-from accounts.roles import ROLE_TABLE, role_may
+from accounts.models import AccountPreference, AccountStatus, User
 from accounts.services import audit_record, email_send_reserve
+
+# Articles' writes live in their own module; the names stay here for every caller.
+from discussions.articles import article_import as article_import
+from discussions.articles import article_publish as article_publish
 from discussions.models import (
-    Article,
-    ArticleKind,
-    ArticleStatus,
     AskKind,
     ClientTodo,
     ClientUpload,
@@ -49,41 +48,15 @@ from discussions.models import (
     ThreadRead,
     TodoStatus,
 )
-from omnium.readable import readable
+from discussions.rights import (
+    _require_writer,
+    is_client_owner,
+    is_moderator,
+    may_write,
+    thread_readable,
+)
 
 MENTION = re.compile(r"(?<![\w@.])@([\w.+-]*\w)")
-
-
-def is_moderator(user: User) -> bool:
-    """Those who edit (editors and administrators, by the role table) moderate."""
-    role = effective_role(user)
-    return role is not None and role_may(role, Capability.EDIT)
-
-
-def may_write(user: User) -> bool:
-    """The role's write right in discussions: a role that acts on the data at all (submits,
-    reviews, edits or administers, by the role table) may write where it may read; a viewer
-    only reads. An account that cannot sign in writes nowhere."""
-    role = effective_role(user)
-    return role is not None and bool(ROLE_TABLE[role].capabilities)
-
-
-def is_client_owner(user: User) -> bool:
-    """The client surfaces' owner: the administrator who decides the running list, ranks
-    the features and chooses the quote's lines."""
-    return effective_role(user) == Role.ADMIN
-
-
-def thread_readable(thread: Thread, user: User) -> bool:
-    """Whether ``user`` may read ``thread``: its subject's reader admits them."""
-    return Thread.objects.readable_by(user).filter(pk=thread.pk).exists()
-
-
-def _require_writer(thread: Thread, user: User) -> None:
-    """Refuse a write in ``thread`` by ``user`` unless they may read it and write at all.
-    The same words either way: a thread someone may not read is one they are not told of."""
-    if not (may_write(user) and thread_readable(thread, user)):
-        raise PermissionDenied("You may not write in this thread.")
 
 
 def _author(actor: User, acting_as: User | None) -> User:
@@ -91,33 +64,6 @@ def _author(actor: User, acting_as: User | None) -> User:
 
 
 # --- threads -------------------------------------------------------------------------------
-
-
-class NoSuchSubject(ValidationError):
-    """The record a thread is asked for does not exist, or the asker may not read it: the
-    one answer for both, so an id's existence is never revealed."""
-
-
-def subject_find(*, subject_type: ContentType | str, subject_id: str, user: User) -> models.Model:
-    """The record ``subject_type`` (a content type or ``app_label.model``) with key
-    ``subject_id``, looked up through its model's reader for ``user``; ``NoSuchSubject``
-    whether it is missing or hidden from them."""
-    try:
-        if isinstance(subject_type, str):
-            app_label, _, model_name = subject_type.partition(".")
-            subject_type = ContentType.objects.get_by_natural_key(app_label, model_name)
-        model = subject_type.model_class()
-    except ContentType.DoesNotExist:
-        model = None
-    if model is None:
-        raise NoSuchSubject({"subject_type": "Unknown record type."})
-    try:
-        subject = readable(model._default_manager.filter(pk=subject_id), user).first()
-    except (ValueError, ValidationError):  # a key of the wrong shape names no record
-        subject = None
-    if subject is None:
-        raise NoSuchSubject({"subject_id": "No such record."})
-    return subject
 
 
 def thread_open(*, subject: models.Model, actor: User) -> Thread:
@@ -805,84 +751,3 @@ def upload_add(
         detail={"todo": todo.pk, "name": name, "bytes": file.size},
     )
     return upload
-
-
-# --- articles ------------------------------------------------------------------------------
-
-
-@transaction.atomic
-def article_import(
-    *,
-    slug: str,
-    title: str,
-    body_md: str,
-    actor: User | None,
-    kind: str = ArticleKind.ARTICLE,
-    standfirst: str = "",
-    airport_code: str | None = None,
-    category: str | None = None,
-    source_upload: ClientUpload | None = None,
-) -> tuple[Article, bool]:
-    """Create or replace the text of the article ``slug``. A re-import replaces the text and
-    never changes the status: publishing is a person's decision, not an import's."""
-    if kind == ArticleKind.AIRPORT_WRITEUP and not re.fullmatch(r"[A-Za-z]{3}", airport_code or ""):
-        raise ValidationError({"airport_code": "An airport write-up needs a 3-letter code."})
-    if kind == ArticleKind.CATEGORY_INTRO and not category:
-        raise ValidationError({"category": "A category intro needs its category."})
-    if kind != ArticleKind.AIRPORT_WRITEUP:
-        airport_code = None
-    if kind != ArticleKind.CATEGORY_INTRO:
-        category = None
-    if not slug or not title.strip() or not body_md.strip():
-        raise ValidationError("An article needs a slug, a title and a body.")
-    fields: dict[str, Any] = {
-        "title": title,
-        "body_md": body_md,
-        "standfirst": standfirst,
-        "kind": kind,
-        "airport_code": airport_code.upper() if airport_code else None,
-        "category": category or None,
-    }
-    if source_upload is not None:
-        fields["source_upload"] = source_upload
-    article = Article.objects.select_for_update().filter(slug=slug).first()
-    created = article is None
-    if article is None:
-        article = Article.objects.create(slug=slug, author=actor, **fields)
-        changed = fields
-    else:
-        changed = {k: v for k, v in fields.items() if getattr(article, k) != v}
-        if not changed:
-            return article, False
-        for name, value in changed.items():
-            setattr(article, name, value)
-        article.save(update_fields=[*changed, "updated_at"])
-    audit_record(
-        actor=actor,
-        action="article.import",
-        entity=article,
-        key=slug,
-        detail={"created": created, "fields": sorted(changed)},
-    )
-    return article, created
-
-
-@transaction.atomic
-def article_publish(*, article: Article, actor: User, published: bool = True) -> Article:
-    article = Article.objects.select_for_update().get(pk=article.pk)
-    status = ArticleStatus.PUBLISHED if published else ArticleStatus.DRAFT
-    if article.status == status:
-        return article
-    old = article.status
-    article.status = status
-    if published and article.published_at is None:
-        article.published_at = timezone.now()
-    article.save(update_fields=["status", "published_at", "updated_at"])
-    audit_record(
-        actor=actor,
-        action="article.status",
-        entity=article,
-        key=article.slug,
-        detail={"status": [old, status]},
-    )
-    return article

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.acting import request_actors
 from accounts.models import AccountPreference, User
 from accounts.services import preference_mail_set
-from discussions import services
+from discussions import rights, services
 from discussions.forms import AskForm, CommentForm, FollowupForm, ResolveForm
 from discussions.markdown import render_markdown
 from discussions.models import Article, ClientUpload, Comment, Notification, Thread, ThreadAsk
@@ -91,8 +91,8 @@ def panel_action(request: HttpRequest, type_id: int, subject_id: str) -> HttpRes
     subject_type = get_object_or_404(ContentType, pk=type_id)
     me: User = signed_in(request.user)
     try:
-        subject = services.subject_find(subject_type=subject_type, subject_id=subject_id, user=me)
-    except services.NoSuchSubject as error:
+        subject = rights.subject_find(subject_type=subject_type, subject_id=subject_id, user=me)
+    except rights.NoSuchSubject as error:
         raise Http404 from error
     actors = request_actors(request)
     actor, acting_as = signed_in(actors["actor"]), actors["acting_as"]
@@ -189,7 +189,7 @@ def upload_download(request: HttpRequest, pk: str) -> FileResponse:
     """Uploads are private: the to-do's owner and moderators may fetch them, nobody else."""
     upload = get_object_or_404(ClientUpload.objects.select_related("todo"), pk=pk)
     user: User = signed_in(request.user)
-    if upload.todo.owner_id != user.pk and not services.is_moderator(user):
+    if upload.todo.owner_id != user.pk and not rights.is_moderator(user):
         raise Http404
     return FileResponse(
         upload.file.open("rb"),

@@ -9,8 +9,8 @@ class SportsConfig(AppConfig):
     def ready(self) -> None:
         # App registry: the participant level of the merge-candidate queue needs the spine's
         # models, which are loaded only once every app is.
-        from sports import readable
-        from sports.services.participant_candidates import register
+        from sports import readable  # app registry: the readers name the spine's models
+        from sports.services.participant_candidates import register  # app registry, as above
 
         register()
         readable.register()

@@ -8,7 +8,7 @@ from django.utils.http import urlencode
 
 from discussions.forms import AskForm, CommentForm, FollowupForm, ResolveForm
 from discussions.models import Comment, CommentAck, CommentFlag, Thread, ThreadAsk
-from discussions.services import may_write
+from discussions.rights import may_write
 from omnium.readable import readable
 
 register = template.Library()
