@@ -9,9 +9,11 @@ class CatalogueConfig(AppConfig):
     def ready(self) -> None:
         # App registry: the queue's levels need the catalogue's models, which are loaded only
         # once every app is.
-        from catalogue.candidates import register
+        from catalogue import readable  # app registry: the readers name its models
+        from catalogue.candidates import register  # app registry, as above
 
         register()
+        readable.register()
 
         # The home page's panel (omnium imports no app; each app registers its own).
         from catalogue.home import register as home_register

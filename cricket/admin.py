@@ -36,7 +36,7 @@ from cricket.models import (
     Innings,
 )
 from omnium.auth import signed_in
-from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin, request_actor
+from omnium.console import EstimatedCountPaginator, ReadableAdmin, ReadOnlyAdmin, request_actor
 
 
 @admin.register(DismissalKind)
@@ -46,7 +46,7 @@ class DismissalKindAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Innings)
-class InningsAdmin(ReadOnlyAdmin):
+class InningsAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = ("fixture", "ordinal", "batting_team", "super_over", "declared", "forfeited")
     list_filter = ("super_over", "declared")
     list_select_related = ("fixture", "batting_team")
@@ -149,7 +149,7 @@ class DeliveryCorrectionForm(forms.Form):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(ReadOnlyAdmin):
+class DeliveryAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = (
         "innings",
         "over_number",
@@ -244,7 +244,7 @@ def _form_errors(form: forms.Form, error: ValidationError) -> None:
 
 
 @admin.register(DeliveryCorrectionHistory)
-class DeliveryCorrectionHistoryAdmin(ReadOnlyAdmin):
+class DeliveryCorrectionHistoryAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = (
         "requested_at",
         "requested_by_label",
@@ -272,7 +272,7 @@ class DeliveryCorrectionHistoryAdmin(ReadOnlyAdmin):
 
 
 @admin.register(FixtureOfficial)
-class FixtureOfficialAdmin(ReadOnlyAdmin):
+class FixtureOfficialAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = ("fixture", "role", "ordinal", "name", "registry_id")
     list_filter = ("role",)
     list_select_related = ("fixture",)

@@ -8,6 +8,11 @@ class CricketConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # App registry: the readers name cricket's models, loaded only once every app is.
+        from cricket.readable import register as readable_register
+
+        readable_register()
+
         # The home page's panel (omnium imports no app; each app registers its own).
         from cricket.home import register as home_register
 

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from discussions import services
+from discussions import rights, services
 from discussions.models import (
     Article,
     ClientTodo,
@@ -18,7 +18,13 @@ from discussions.models import (
     QuoteSelection,
     Thread,
 )
-from omnium.console import ReadOnlyAdmin, confirm_page, confirmed_form, console_actor
+from omnium.console import (
+    ReadableAdmin,
+    ReadOnlyAdmin,
+    confirm_page,
+    confirmed_form,
+    console_actor,
+)
 
 
 class CommentInline(admin.TabularInline):
@@ -35,7 +41,9 @@ class CommentInline(admin.TabularInline):
 
 
 @admin.register(Thread)
-class ThreadAdmin(ReadOnlyAdmin):
+class ThreadAdmin(ReadableAdmin, ReadOnlyAdmin):
+    """Threads whose subject the person may read (``ThreadQuerySet.readable_by``)."""
+
     list_display = (
         "__str__",
         "subject_type",
@@ -57,7 +65,7 @@ class MoveForm(forms.Form):
 
 
 @admin.register(Comment)
-class CommentAdmin(ReadOnlyAdmin):
+class CommentAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = ("created_at", "author", "thread", "edited_at", "deleted_at", "moved_at")
     list_filter = (("deleted_at", admin.EmptyFieldListFilter),)
     list_select_related = ("author", "thread")
@@ -66,7 +74,7 @@ class CommentAdmin(ReadOnlyAdmin):
     actions = ("move",)
 
     def has_moderate_permission(self, request: HttpRequest) -> bool:
-        return services.is_moderator(console_actor(request))
+        return rights.is_moderator(console_actor(request))
 
     @admin.action(description="Move to another thread", permissions=["moderate"])
     def move(self, request: HttpRequest, queryset) -> TemplateResponse | None:
@@ -86,7 +94,7 @@ class CommentAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Notification)
-class NotificationAdmin(ReadOnlyAdmin):
+class NotificationAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = ("created_at", "recipient", "kind", "context_label", "read_at", "delivered_at")
     list_filter = ("kind",)
     list_select_related = ("recipient",)
@@ -114,7 +122,7 @@ class QuoteSelectionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(QuoteRequest)
-class QuoteRequestAdmin(ReadOnlyAdmin):
+class QuoteRequestAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = ("created_at", "author", "total_usd")
     list_select_related = ("author",)
     readonly_fields = ("author", "note", "items", "total_usd", "created_at")
@@ -132,7 +140,7 @@ class UploadInline(admin.TabularInline):
 
 
 @admin.register(ClientTodo)
-class ClientTodoAdmin(admin.ModelAdmin):
+class ClientTodoAdmin(ReadableAdmin):
     list_display = ("title", "owner", "status", "due", "accepts_files")
     list_filter = ("status", "accepts_files")
     list_select_related = ("owner",)
@@ -153,8 +161,9 @@ class ArticleForm(forms.ModelForm):
 
 
 @admin.register(Article)
-class ArticleAdmin(admin.ModelAdmin):
-    """Text is written through the same service as the importer; publishing is an action."""
+class ArticleAdmin(ReadableAdmin):
+    """Text is written through the same service as the importer; publishing is an action.
+    Drafts are listed only for those who edit (``discussions.readable``)."""
 
     form = ArticleForm
     list_display = ("title", "kind", "status", "published_at", "updated_at")

@@ -5,3 +5,9 @@ class DiscussionsConfig(AppConfig):
     name = "discussions"
     verbose_name = "Discussions"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # App registry: the readers name the app's models, loaded only once every app is.
+        from discussions.readable import register
+
+        register()

@@ -7,10 +7,13 @@ from django.db import models
 from django.db.models import Count, F, OuterRef, Q, Subquery
 
 from omnium.models import related_rows
+from omnium.readable import readable_keys
 
 if TYPE_CHECKING:
     # models.py imports this module, so the models are named here for mypy only; ruff does
     # not see the quoted names in the class bases, hence the noqa.
+    from django.contrib.auth.models import AnonymousUser
+
     from accounts.models import User
     from discussions.models import Article, Comment, Notification, Thread  # noqa: F401
 
@@ -23,6 +26,28 @@ class ThreadQuerySet(models.QuerySet["Thread"]):
 
     def open(self) -> Self:
         return self.filter(outcome__isnull=True)
+
+    def readable_by(self, user: User | AnonymousUser | None) -> Self:
+        """The threads ``user`` may read: those on a subject ``user`` may read, by the
+        subject model's registered reader (``omnium.readable``), whichever page shows the
+        subject. One condition per kind of subject that has threads, each a subquery of the
+        readable keys, so the list is filtered in the query and never row by row in
+        Python. Costs one query to learn which kinds of subject have threads (plus what the
+        readers ask of the account's grants)."""
+        kinds = ContentType.objects.filter(
+            pk__in=self.model._default_manager.values("subject_type")
+        )
+        match = Q(pk__in=[])
+        for kind in kinds:
+            model = kind.model_class()
+            if model is None:  # a table whose model is gone: nobody reads its threads
+                continue
+            keys = readable_keys(model, user)
+            if keys is None:
+                match |= Q(subject_type=kind)
+            elif not keys.query.is_empty():
+                match |= Q(subject_type=kind, subject_id__in=keys)
+        return self.filter(match)
 
     def unarchived(self) -> Self:
         return self.filter(archived_at__isnull=True)
@@ -49,6 +74,11 @@ class ThreadQuerySet(models.QuerySet["Thread"]):
 class CommentQuerySet(models.QuerySet["Comment"]):
     def live(self) -> Self:
         return self.filter(deleted_at__isnull=True)
+
+    def readable_by(self, user: User | AnonymousUser | None) -> Self:
+        """The comments of the threads ``user`` may read (``ThreadQuerySet.readable_by``)."""
+        threads = related_rows(self.model, "thread").readable_by(user)  # type: ignore[attr-defined]
+        return self.filter(thread__in=threads.values("pk"))
 
 
 class NotificationQuerySet(models.QuerySet["Notification"]):

@@ -87,8 +87,17 @@ class CommentSerializer(serializers.ModelSerializer):
 
 
 class CommentCreateSerializer(serializers.Serializer):
-    thread = serializers.PrimaryKeyRelatedField(queryset=Thread.objects.all())
+    """A thread the writer may not read is refused as one that does not exist."""
+
+    thread = serializers.PrimaryKeyRelatedField(queryset=Thread.objects.none())
     body = serializers.CharField(max_length=10_000)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        # ``fields`` is typed as plain Fields; this one is the related field declared above.
+        self.fields["thread"].queryset = Thread.objects.readable_by(user)  # type: ignore[attr-defined]
 
 
 class CommentEditSerializer(serializers.Serializer):

@@ -21,13 +21,13 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from accounts.models import AccountPreference, AccountStatus, Capability, User
-from accounts.roles import role_may
+from accounts.models import AccountPreference, AccountStatus, User
 from accounts.services import audit_record, email_send_reserve
+
+# Articles' writes live in their own module; the names stay here for every caller.
+from discussions.articles import article_import as article_import
+from discussions.articles import article_publish as article_publish
 from discussions.models import (
-    Article,
-    ArticleKind,
-    ArticleStatus,
     AskKind,
     ClientTodo,
     ClientUpload,
@@ -49,13 +49,15 @@ from discussions.models import (
     ThreadRead,
     TodoStatus,
 )
+from discussions.rights import (
+    _require_writer,
+    is_client_owner,
+    is_moderator,
+    may_write,
+    thread_readable,
+)
 
 MENTION = re.compile(r"(?<![\w@.])@([\w.+-]*\w)")
-
-
-def is_moderator(user: User) -> bool:
-    """Those who edit (editors and administrators, by the role table) moderate."""
-    return user.is_superuser or role_may(user.role, Capability.EDIT)
 
 
 def _author(actor: User, acting_as: User | None) -> User:
@@ -65,9 +67,18 @@ def _author(actor: User, acting_as: User | None) -> User:
 # --- threads -------------------------------------------------------------------------------
 
 
+def thread_open(*, subject: models.Model, actor: User) -> Thread:
+    """The thread of ``subject`` for ``actor``, who found it through ``subject_find``;
+    created on first use, which needs the role's write right (``may_write``)."""
+    if not may_write(actor):
+        raise PermissionDenied("You may not start or join discussions.")
+    return thread_for(subject=subject)
+
+
 def thread_for(*, subject: models.Model, label: str = "") -> Thread:
     """The thread of ``subject``, created on first use. The unique (type, key) pair makes a
-    concurrent first use converge on one row (get_or_create re-reads after the conflict)."""
+    concurrent first use converge on one row (get_or_create re-reads after the conflict).
+    Asks nobody's rights: a caller acting for a person goes through ``thread_open``."""
     thread, _ = Thread.objects.get_or_create(
         subject_type=ContentType.objects.get_for_model(subject),
         subject_id=str(subject.pk),
@@ -98,11 +109,14 @@ def _thread_url(thread: Thread) -> str:
 def comment_post(
     *, thread: Thread, body: str, actor: User, acting_as: User | None = None
 ) -> Comment:
-    """Add a comment; @mentions and earlier participants are notified (each once)."""
+    """Add a comment; @mentions and earlier participants are notified (each once), but
+    only those who may read the thread. The author needs the thread's read right and the
+    role's write right (``may_write``)."""
     body = body.strip()
     if not body:
         raise ValidationError({"body": "A comment needs some text."})
     author = _author(actor, acting_as)
+    _require_writer(thread, author)
     if thread.archived_at is not None:
         raise ValidationError("This thread is archived.")
     comment = Comment.objects.create(thread=thread, author=author, body=body)
@@ -116,7 +130,9 @@ def comment_post(
     )
     # Writing in a thread is reading it: the author's own comment is never unread for them.
     thread_read_mark(thread=thread, user=author, at=comment.created_at)
-    mentioned = mentioned_accounts(body)
+    # One check per recipient, on a write: a mention must not carry a thread's words to
+    # someone who may not read it.
+    mentioned = [user for user in mentioned_accounts(body) if thread_readable(thread, user)]
     for user in mentioned:
         if user.pk != author.pk:
             notification_send(
@@ -131,7 +147,7 @@ def comment_post(
             )
     mentioned_ids = {user.pk for user in mentioned}
     for user in User.objects.filter(pk__in=_thread_participants(thread) - mentioned_ids):
-        if user.pk != author.pk:
+        if user.pk != author.pk and thread_readable(thread, user):
             notification_send(
                 recipient=user,
                 actor=author,
@@ -248,6 +264,7 @@ def thread_read_mark(*, thread: Thread, user: User, at: datetime | None = None) 
 
 @transaction.atomic
 def thread_followup_set(*, thread: Thread, note: str, actor: User) -> Thread:
+    _require_writer(thread, actor)
     note = note.strip()
     if not note:
         raise ValidationError({"note": "Say what needs following up."})
@@ -262,6 +279,7 @@ def thread_followup_set(*, thread: Thread, note: str, actor: User) -> Thread:
 
 @transaction.atomic
 def thread_followup_clear(*, thread: Thread, actor: User) -> Thread:
+    _require_writer(thread, actor)
     thread = Thread.objects.select_for_update().get(pk=thread.pk)
     if thread.followup_at is None:
         return thread
@@ -284,6 +302,7 @@ def thread_resolve(
     notifications are marked resolved with it."""
     if outcome not in Outcome.values:
         raise ValidationError({"outcome": "Choose done or later."})
+    _require_writer(thread, _author(actor, acting_as))
     thread = Thread.objects.select_for_update().get(pk=thread.pk)
     closing = None
     if closing_body.strip():
@@ -322,6 +341,7 @@ def thread_resolve(
 
 @transaction.atomic
 def thread_reopen(*, thread: Thread, actor: User) -> Thread:
+    _require_writer(thread, actor)
     thread = Thread.objects.select_for_update().get(pk=thread.pk)
     if thread.outcome is None:
         return thread
@@ -336,6 +356,7 @@ def thread_reopen(*, thread: Thread, actor: User) -> Thread:
 
 @transaction.atomic
 def thread_archive(*, thread: Thread, actor: User, archived: bool = True) -> Thread:
+    _require_writer(thread, actor)
     thread = Thread.objects.select_for_update().get(pk=thread.pk)
     if (thread.archived_at is not None) == archived:
         return thread
@@ -358,7 +379,11 @@ def thread_archive(*, thread: Thread, actor: User, archived: bool = True) -> Thr
 def ask_create(
     *, thread: Thread, for_user: User, note: str, actor: User, kind: str = AskKind.RESPOND
 ) -> ThreadAsk:
-    """Hand the thread to one person with a line saying what; they are notified."""
+    """Hand the thread to one person with a line saying what; they are notified. Both the
+    asker and the person asked must be able to read the thread."""
+    _require_writer(thread, actor)
+    if not thread_readable(thread, for_user):
+        raise ValidationError("That person may not read this thread.")
     note = note.strip()
     if not note:
         raise ValidationError({"note": "Say what you are asking."})
@@ -404,7 +429,8 @@ def ask_done(*, ask: ThreadAsk, actor: User) -> ThreadAsk:
 
 @transaction.atomic
 def comment_ack(*, comment: Comment, actor: User) -> CommentAck:
-    """ "Got it": idempotent, one per person and comment."""
+    """ "Got it": idempotent, one per person and comment; others see it, so it is a write."""
+    _require_writer(comment.thread, actor)
     ack, created = CommentAck.objects.get_or_create(comment=comment, user=actor)
     if created:
         audit_record(actor=actor, action="comment.ack", entity=comment, key=comment.pk)
@@ -523,7 +549,10 @@ def notification_mail_deliver(*, notification_id: int) -> bool:
 
 @transaction.atomic
 def feature_priority_set(*, feature_key: str, priority: str, actor: User) -> FeaturePriority:
-    """Latest choice wins: one row per feature, overwritten by each new choice."""
+    """Latest choice wins: one row per feature, overwritten by each new choice. The client
+    (``is_client_owner``) ranks; nobody else."""
+    if not is_client_owner(actor):
+        raise PermissionDenied("Only the client ranks the features.")
     row = FeaturePriority.objects.select_for_update().filter(feature_key=feature_key).first()
     old = row.priority if row else None
     if row is None:
@@ -547,7 +576,10 @@ def feature_priority_set(*, feature_key: str, priority: str, actor: User) -> Fea
 
 @transaction.atomic
 def quote_selection_set(*, item_key: str, included: bool, actor: User) -> QuoteSelection:
-    """Latest choice wins: one row per quote line item."""
+    """Latest choice wins: one row per quote line item. The client (``is_client_owner``)
+    chooses; nobody else."""
+    if not is_client_owner(actor):
+        raise PermissionDenied("Only the client chooses the quote's lines.")
     row = QuoteSelection.objects.select_for_update().filter(item_key=item_key).first()
     old = row.included if row else None
     if row is None:
@@ -610,6 +642,8 @@ def owner_item_state_set(
     *, item: DecisionItem, status: str, decision: str, actor: User
 ) -> OwnerItemState:
     """The owner's decision on a running-list item; the latest one wins."""
+    if not is_client_owner(actor):
+        raise PermissionDenied("Only the owner decides items.")
     if status not in ItemStatus.values:
         raise ValidationError({"status": "Unknown status."})
     state, _ = OwnerItemState.objects.select_for_update().get_or_create(item=item)
@@ -631,7 +665,10 @@ def owner_item_state_set(
 
 @transaction.atomic
 def todo_complete(*, todo: ClientTodo, actor: User, done: bool = True) -> ClientTodo:
+    """Mark a to-do done (or open again): its owner, or a moderator."""
     todo = ClientTodo.objects.select_for_update().get(pk=todo.pk)
+    if todo.owner_id != actor.pk and not is_moderator(actor):
+        raise PermissionDenied("Only the to-do's owner or a moderator can change it.")
     if (todo.status == TodoStatus.DONE) == done:
         return todo
     todo.status = TodoStatus.DONE if done else TodoStatus.OPEN
@@ -672,6 +709,8 @@ def upload_add(
     accept (by extension and by its first bytes: a renamed executable is refused)."""
     from pathlib import PurePath
 
+    if todo.owner_id != actor.pk and not is_moderator(actor):
+        raise PermissionDenied("Only the to-do's owner or a moderator can add files to it.")
     if not todo.accepts_files:
         raise ValidationError("This to-do does not take files.")
     # Django gives every uploaded file a name and a size; a File built by hand may lack
@@ -714,84 +753,3 @@ def upload_add(
         detail={"todo": todo.pk, "name": name, "bytes": file.size},
     )
     return upload
-
-
-# --- articles ------------------------------------------------------------------------------
-
-
-@transaction.atomic
-def article_import(
-    *,
-    slug: str,
-    title: str,
-    body_md: str,
-    actor: User | None,
-    kind: str = ArticleKind.ARTICLE,
-    standfirst: str = "",
-    airport_code: str | None = None,
-    category: str | None = None,
-    source_upload: ClientUpload | None = None,
-) -> tuple[Article, bool]:
-    """Create or replace the text of the article ``slug``. A re-import replaces the text and
-    never changes the status: publishing is a person's decision, not an import's."""
-    if kind == ArticleKind.AIRPORT_WRITEUP and not re.fullmatch(r"[A-Za-z]{3}", airport_code or ""):
-        raise ValidationError({"airport_code": "An airport write-up needs a 3-letter code."})
-    if kind == ArticleKind.CATEGORY_INTRO and not category:
-        raise ValidationError({"category": "A category intro needs its category."})
-    if kind != ArticleKind.AIRPORT_WRITEUP:
-        airport_code = None
-    if kind != ArticleKind.CATEGORY_INTRO:
-        category = None
-    if not slug or not title.strip() or not body_md.strip():
-        raise ValidationError("An article needs a slug, a title and a body.")
-    fields: dict[str, Any] = {
-        "title": title,
-        "body_md": body_md,
-        "standfirst": standfirst,
-        "kind": kind,
-        "airport_code": airport_code.upper() if airport_code else None,
-        "category": category or None,
-    }
-    if source_upload is not None:
-        fields["source_upload"] = source_upload
-    article = Article.objects.select_for_update().filter(slug=slug).first()
-    created = article is None
-    if article is None:
-        article = Article.objects.create(slug=slug, author=actor, **fields)
-        changed = fields
-    else:
-        changed = {k: v for k, v in fields.items() if getattr(article, k) != v}
-        if not changed:
-            return article, False
-        for name, value in changed.items():
-            setattr(article, name, value)
-        article.save(update_fields=[*changed, "updated_at"])
-    audit_record(
-        actor=actor,
-        action="article.import",
-        entity=article,
-        key=slug,
-        detail={"created": created, "fields": sorted(changed)},
-    )
-    return article, created
-
-
-@transaction.atomic
-def article_publish(*, article: Article, actor: User, published: bool = True) -> Article:
-    article = Article.objects.select_for_update().get(pk=article.pk)
-    status = ArticleStatus.PUBLISHED if published else ArticleStatus.DRAFT
-    if article.status == status:
-        return article
-    old = article.status
-    article.status = status
-    if published and article.published_at is None:
-        article.published_at = timezone.now()
-    article.save(update_fields=["status", "published_at", "updated_at"])
-    audit_record(
-        actor=actor,
-        action="article.status",
-        entity=article,
-        key=article.slug,
-        detail={"status": [old, status]},
-    )
-    return article

@@ -13,10 +13,10 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.acting import request_actors
 from accounts.models import AccountPreference, User
 from accounts.services import preference_mail_set
-from discussions import services
+from discussions import rights, services
 from discussions.forms import AskForm, CommentForm, FollowupForm, ResolveForm
 from discussions.markdown import render_markdown
-from discussions.models import Article, ClientUpload, Comment, Notification, ThreadAsk
+from discussions.models import Article, ClientUpload, Comment, Notification, Thread, ThreadAsk
 from omnium.auth import signed_in
 
 
@@ -68,6 +68,10 @@ def notification_inbox(request: HttpRequest) -> HttpResponse:
     )
 
 
+# The panel's ops that write nothing others see: they need only the read right.
+READING_OPS = frozenset({"read", "flag", "unflag"})
+
+
 def _back(request: HttpRequest) -> HttpResponse:
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(
@@ -81,18 +85,24 @@ def _back(request: HttpRequest) -> HttpResponse:
 @require_POST
 def panel_action(request: HttpRequest, type_id: int, subject_id: str) -> HttpResponse:
     """Every button of the discussion panel posts here with an ``op``; each op is one
-    service call. The thread is created on first use."""
+    service call. The record is looked up through its model's reader: one the account may
+    not read is a 404, as a missing one is. Marking read and one's own flags need only the
+    read right; everything else is a write (the thread is created on the first)."""
     subject_type = get_object_or_404(ContentType, pk=type_id)
-    model = subject_type.model_class()
-    if model is None:
-        raise Http404
-    subject = get_object_or_404(model._default_manager, pk=subject_id)
-    thread = services.thread_for(subject=subject)
+    me: User = signed_in(request.user)
+    try:
+        subject = rights.subject_find(subject_type=subject_type, subject_id=subject_id, user=me)
+    except rights.NoSuchSubject as error:
+        raise Http404 from error
     actors = request_actors(request)
     actor, acting_as = signed_in(actors["actor"]), actors["acting_as"]
-    me: User = signed_in(request.user)
     op = request.POST.get("op", "")
+    thread = Thread.objects.for_subject(subject).first()
+    if thread is None and op in READING_OPS:
+        return _back(request)  # nothing to mark on a thread nobody has started
     try:
+        if thread is None:
+            thread = services.thread_open(subject=subject, actor=me)
         # One name for whichever form the op posts; each is only read as a plain Form.
         form: forms.Form
         if op == "comment":
@@ -168,7 +178,8 @@ def panel_action(request: HttpRequest, type_id: int, subject_id: str) -> HttpRes
     except PermissionDenied as error:
         messages.error(request, str(error) or "Not allowed.")
     else:
-        services.thread_read_mark(thread=thread, user=me)
+        if thread is not None:
+            services.thread_read_mark(thread=thread, user=me)
     return _back(request)
 
 
@@ -178,7 +189,7 @@ def upload_download(request: HttpRequest, pk: str) -> FileResponse:
     """Uploads are private: the to-do's owner and moderators may fetch them, nobody else."""
     upload = get_object_or_404(ClientUpload.objects.select_related("todo"), pk=pk)
     user: User = signed_in(request.user)
-    if upload.todo.owner_id != user.pk and not services.is_moderator(user):
+    if upload.todo.owner_id != user.pk and not rights.is_moderator(user):
         raise Http404
     return FileResponse(
         upload.file.open("rb"),

@@ -5,11 +5,14 @@ from __future__ import annotations
 from django.contrib import admin
 
 from ingest.models import StoredObject
-from omnium.console import ReadOnlyAdmin
+from omnium.console import ReadableAdmin, ReadOnlyAdmin
 
 
 @admin.register(StoredObject)
-class StoredObjectAdmin(ReadOnlyAdmin):
+class StoredObjectAdmin(ReadableAdmin, ReadOnlyAdmin):
+    """Stored objects the person may read (``ingest.readable``): their own, those of the
+    batches they may review, all of them for those who review everywhere."""
+
     list_display = (
         "created_at",
         "original_name",

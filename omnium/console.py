@@ -1,6 +1,8 @@
 """The console kit: what every app's admin shares.
 
 - ``ReadOnlyAdmin`` for append-only and derived tables (services write them, people read);
+- ``ReadableAdmin``: every list, change page, action and lookup of a model holds only the
+  rows its owner's reader admits for the person at the page (``omnium.readable``);
 - ``EstimatedCountPaginator`` for tables too large to count on every changelist page;
 - the confirm-then-service action flow: ``confirmed_form`` (bound only once the person
   confirmed) and ``confirm_page`` (one template for every app's confirmation page);
@@ -40,6 +42,7 @@ from django.utils.html import format_html
 
 from omnium.actors import request_actor
 from omnium.auth import signed_in
+from omnium.readable import readable
 
 __all__ = [
     "CONFIRM_TEMPLATE",
@@ -49,6 +52,7 @@ __all__ = [
     "HomeQueue",
     "HomeRows",
     "ReadOnlyAdmin",
+    "ReadableAdmin",
     "ServiceErrorsMixin",
     "admin_link",
     "confirm_page",
@@ -171,6 +175,18 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class ReadableAdmin(admin.ModelAdmin):
+    """A console whose rows are those the model's registered reader lets the person read
+    (``omnium.readable``): the changelist, the change page, actions, autocompletes and the
+    discussion beside a row all start from ``get_queryset``. A row someone may not read is
+    "not found", the same answer as a row that does not exist, so its existence stays
+    hidden. The reader is asked about ``request.user``: while acting as someone, support
+    sees what that account sees."""
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return readable(super().get_queryset(request), request.user)
 
 
 class EstimatedCountPaginator(Paginator):

@@ -9,9 +9,11 @@ class SportsConfig(AppConfig):
     def ready(self) -> None:
         # App registry: the participant level of the merge-candidate queue needs the spine's
         # models, which are loaded only once every app is.
-        from sports.services.participant_candidates import register
+        from sports import readable  # app registry: the readers name the spine's models
+        from sports.services.participant_candidates import register  # app registry, as above
 
         register()
+        readable.register()
 
         # The home page's panel (omnium imports no app; each app registers its own).
         from sports.home import register as home_register

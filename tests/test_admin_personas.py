@@ -49,6 +49,7 @@ from cricket.tests.factories import seed_dismissal_kinds
 from curation.models import MergeLevel
 from curation.services import merge_candidate_propose
 from discussions import services as discussions
+from discussions.models import Comment, Thread
 from discussions.tests.factories import (
     ArticleFactory,
     ClientTodoFactory,
@@ -58,9 +59,12 @@ from discussions.tests.factories import (
 from ingest.batches.admin import ReviewersOnly
 from ingest.collectors.sample import load_catalogue_sample
 from ingest.provenance.admin import _LineAdmin
+from ingest.storage import stored_object_create
 from ingest.tests.batch_factories import SMALL
 from ingest.tests.provenance_factories import published_batch
+from sports.models import Fixture, FixtureAmendment
 from sports.services import fixture_amend, points_adjustment_create
+from sports.tests.factories import CompetitionFactory, FixtureFactory, publish
 
 PERSONAS = ("viewer", "submitter", "reviewer", "editor", "admin_user")
 LOGIN = "/admin/login/"
@@ -327,3 +331,144 @@ def test_a_reviewer_reads_cricket_but_does_not_upload(rows, client, reviewer):
     assert client.get("/admin/cricket/innings/upload/").status_code == 403
     assert client.get("/admin/accounts/apikey/").status_code == 403
     assert client.get("/admin/sports/competition/add/").status_code == 403
+
+
+# --- the console filtered by grants -------------------------------------------------------
+
+
+@pytest.fixture
+def staff_submitter(db, rows):
+    """A submitter with console access and a grant on the walk's competition."""
+    user = StaffFactory(username="persona-walk-staff-submitter", role=Role.SUBMITTER)
+    competition = Fixture.objects.order_by("created_at").first().competition
+    competition_grant_set(user=user, competition=competition, role=Role.SUBMITTER, actor=None)
+    return user
+
+
+def test_every_console_page_answers_a_staff_submitter_as_the_role_table_says(
+    rows, staff_submitter, admin_user
+):
+    client = Client(raise_request_exception=False)
+    account_groups_sync(user=staff_submitter)
+    user = type(staff_submitter).objects.get(pk=staff_submitter.pk)
+    client.force_login(user)
+    mismatches = _walk(client, user, admin_user)
+    assert not mismatches, "\n".join(mismatches)
+
+
+@dataclass(frozen=True)
+class Grants:
+    submitter: object
+    reviewer: object
+    mine: object  # unpublished, in the competition both are granted
+    theirs: object  # unpublished, in another competition
+    public: object  # published, in the other competition
+
+
+@pytest.fixture
+def grants(db):
+    granted, elsewhere = CompetitionFactory(code="MINE"), CompetitionFactory(code="THEIRS")
+    submitter = StaffFactory(username="granted-submitter", role=Role.SUBMITTER)
+    reviewer = StaffFactory(username="granted-reviewer", role=Role.REVIEWER)
+    for user in (submitter, reviewer):
+        competition_grant_set(user=user, competition=granted, role=user.role, actor=None)
+        account_groups_sync(user=user)
+
+    def fixture(competition, name, accepted):
+        made = FixtureFactory(competition=competition, sport=competition.sport, name=name)
+        return publish(made, accepted=accepted)
+
+    return Grants(
+        submitter=type(submitter).objects.get(pk=submitter.pk),
+        reviewer=type(reviewer).objects.get(pk=reviewer.pk),
+        mine=fixture(granted, "Our draft match", accepted=False),
+        theirs=fixture(elsewhere, "Their draft match", accepted=False),
+        public=fixture(elsewhere, "Everyone's match", accepted=True),
+    )
+
+
+def _listed(client, url) -> set:
+    response = client.get(url)
+    assert response.status_code == 200
+    return {row.pk for row in response.context["cl"].result_list}
+
+
+@pytest.mark.parametrize("who", ["submitter", "reviewer"])
+def test_a_granted_account_lists_only_its_competitions_unpublished_fixtures(client, grants, who):
+    client.force_login(getattr(grants, who))
+    made = {grants.mine.pk, grants.theirs.pk, grants.public.pk}
+    assert _listed(client, "/admin/sports/fixture/") & made == {grants.mine.pk, grants.public.pk}
+
+
+@pytest.mark.parametrize("who", ["submitter", "reviewer"])
+def test_the_fixture_change_page_is_read_only_for_a_view_only_role(client, grants, who):
+    client.force_login(getattr(grants, who))
+    response = client.get(f"/admin/sports/fixture/{grants.mine.pk}/change/")
+    assert response.status_code == 200
+    assert response.context["has_change_permission"] is False
+    assert b'name="_save"' not in response.content
+
+
+def test_a_fixture_outside_ones_grants_answers_as_a_missing_one(client, grants):
+    client.force_login(grants.submitter)
+    hidden = client.get(f"/admin/sports/fixture/{grants.theirs.pk}/change/")
+    missing = client.get("/admin/sports/fixture/0192f0e0-0000-7000-8000-000000000000/change/")
+    assert (hidden.status_code, hidden["Location"]) == (missing.status_code, missing["Location"])
+    assert b"Their draft match" not in client.get("/admin/sports/fixture/?q=draft").content
+
+
+def test_the_rows_of_a_hidden_fixture_are_hidden_with_it(client, grants):
+    for fixture in (grants.mine, grants.theirs):
+        fixture_amend(fixture=fixture, changes={"name": f"{fixture.name}!"}, reason="r", actor="t")
+    client.force_login(grants.submitter)
+    listed = _listed(client, "/admin/sports/fixtureamendment/")
+    fixtures = set(FixtureAmendment.objects.filter(pk__in=listed).values_list("fixture", flat=True))
+    assert fixtures & {grants.mine.pk, grants.theirs.pk} == {grants.mine.pk}
+
+
+def test_a_submitter_does_not_see_other_submitters_stored_objects(client, grants, settings):
+    other = StaffFactory(username="other-submitter", role=Role.SUBMITTER)
+    theirs = stored_object_create(
+        owner=other, raw=b"{}", original_name="their.json", media_type="application/json",
+        actor=other,
+    )  # fmt: skip
+    mine = stored_object_create(
+        owner=grants.submitter, raw=b"[]", original_name="mine.json",
+        media_type="application/json", actor=grants.submitter,
+    )  # fmt: skip
+    client.force_login(grants.submitter)
+    assert _listed(client, "/admin/ingest/storedobject/") & {mine.pk, theirs.pk} == {mine.pk}
+    hidden = client.get(f"/admin/ingest/storedobject/{theirs.pk}/change/")
+    assert hidden.status_code == 302
+    assert b"their.json" not in client.get(hidden["Location"]).content
+
+
+@pytest.mark.parametrize(("persona", "sees_draft"), [("reviewer", False), ("editor", True)])
+def test_draft_articles_are_listed_only_for_editors(client, request, persona, sees_draft):
+    user = request.getfixturevalue(persona)
+    account_groups_sync(user=user)
+    draft = ArticleFactory(title="Unreleased story", body_md="Embargoed words")
+    published = ArticleFactory(status="published", published_at=timezone.now())
+    client.force_login(type(user).objects.get(pk=user.pk))
+    listed = _listed(client, "/admin/discussions/article/") & {draft.pk, published.pk}
+    assert listed == ({draft.pk, published.pk} if sees_draft else {published.pk})
+    page = client.get(f"/admin/discussions/article/{draft.pk}/change/")
+    assert (page.status_code == 200) == sees_draft
+    if not sees_draft:
+        assert b"Embargoed words" not in client.get(page["Location"]).content
+
+
+def test_the_console_lists_no_thread_on_a_record_one_may_not_read(client, grants, admin_user):
+    for fixture in (grants.mine, grants.theirs):
+        thread = discussions.thread_for(subject=fixture)
+        discussions.comment_post(thread=thread, body=f"about {fixture.name}", actor=admin_user)
+    client.force_login(grants.submitter)
+    labels = {
+        str(t) for t in Thread.objects.filter(pk__in=_listed(client, "/admin/discussions/thread/"))
+    }
+    assert labels & {"Our draft match", "Their draft match"} == {"Our draft match"}
+    comments = _listed(client, "/admin/discussions/comment/")
+    bodies = set(Comment.objects.filter(pk__in=comments).values_list("body", flat=True))
+    assert bodies & {"about Our draft match", "about Their draft match"} == {
+        "about Our draft match"
+    }

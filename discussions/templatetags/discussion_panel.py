@@ -8,6 +8,8 @@ from django.utils.http import urlencode
 
 from discussions.forms import AskForm, CommentForm, FollowupForm, ResolveForm
 from discussions.models import Comment, CommentAck, CommentFlag, Thread, ThreadAsk
+from discussions.rights import may_write
+from omnium.readable import readable
 
 register = template.Library()
 
@@ -15,10 +17,14 @@ register = template.Library()
 @register.inclusion_tag("discussions/panel.html", takes_context=True)
 def discussion_panel(context, subject):
     """The discussion beside a record on its admin change page. Reading only: the thread is
-    created by the first action, and the read mark moves by a POST the page sends on open."""
+    created by the first action, and the read mark moves by a POST the page sends on open.
+    Shown only to those who may read the record by its model's reader (the console's own
+    page may be open to more than that)."""
     request = context["request"]
     user = request.user
     subject_type = ContentType.objects.get_for_model(subject)
+    if not readable(type(subject)._default_manager.filter(pk=subject.pk), user).exists():
+        return {"readable": False}
     comments = (
         Comment.objects.select_related("author", "moved_from_thread")
         .annotate(
@@ -45,6 +51,8 @@ def discussion_panel(context, subject):
         .first()
     )
     return {
+        "readable": True,
+        "may_write": may_write(user),
         "thread": thread,
         "comments": thread.comments.all() if thread else [],
         "action_url": reverse(

@@ -23,18 +23,19 @@ def test_thread_list_carries_the_unread_count(viewer, editor, django_assert_num_
     services.comment_post(thread=thread, body="x", actor=editor)
     ThreadFactory()
     client = _client(viewer)
-    with django_assert_num_queries(1):
+    # The kinds of subject with threads (the readers' filter), then the page.
+    with django_assert_num_queries(2):
         response = client.get("/api/v1/threads/")
     assert response.status_code == 200
     counts = {row["id"]: row["unread_count"] for row in response.json()["results"]}
     assert counts[str(thread.pk)] == 1
 
 
-def test_post_thread_returns_the_records_one_thread(viewer):
+def test_post_thread_returns_the_records_one_thread(submitter):
     item = DecisionItemFactory()
     body = {"subject_type": "discussions.decisionitem", "subject_id": str(item.pk)}
-    first = _client(viewer).post("/api/v1/threads/", body, format="json").json()
-    second = _client(viewer).post("/api/v1/threads/", body, format="json").json()
+    first = _client(submitter).post("/api/v1/threads/", body, format="json").json()
+    second = _client(submitter).post("/api/v1/threads/", body, format="json").json()
     assert first["id"] == second["id"]
     assert first["subject_type"] == "discussions.decisionitem"
 
@@ -44,13 +45,21 @@ def test_post_thread_for_a_missing_record_is_a_400(viewer):
     assert _client(viewer).post("/api/v1/threads/", body, format="json").status_code == 400
 
 
-def test_a_signed_in_account_can_comment(viewer):
+def test_an_account_whose_role_writes_can_comment(submitter):
+    thread = ThreadFactory()
+    response = _client(submitter).post(
+        "/api/v1/comments/", {"thread": str(thread.pk), "body": "hello"}, format="json"
+    )
+    assert response.status_code == 201
+    assert response.json()["author"]["username"] == "submitter"
+
+
+def test_a_viewer_reads_but_cannot_comment(viewer):
     thread = ThreadFactory()
     response = _client(viewer).post(
         "/api/v1/comments/", {"thread": str(thread.pk), "body": "hello"}, format="json"
     )
-    assert response.status_code == 201
-    assert response.json()["author"]["username"] == "viewer"
+    assert response.status_code == 403
 
 
 def test_an_empty_comment_is_a_400(viewer):
@@ -98,8 +107,9 @@ def test_comment_list_filters_by_thread_in_constant_queries(viewer, django_asser
         CommentFactory(thread=thread)
     CommentFactory()
     client = _client(viewer)
-    # One query checks the thread filter's value exists, one reads the page.
-    with django_assert_num_queries(2):
+    # One query checks the thread filter's value exists, one finds the kinds of subject
+    # with threads (the readers' filter), one reads the page.
+    with django_assert_num_queries(3):
         response = client.get("/api/v1/comments/", {"thread": str(thread.pk)})
     assert len(response.json()["results"]) == 3
 

@@ -19,8 +19,8 @@ def test_client_surfaces_need_a_signed_in_account(anon_client):
         assert anon_client.get(url).status_code == 403
 
 
-def test_posting_a_priority_twice_keeps_one_row_with_the_latest(viewer):
-    client = _client(viewer)
+def test_posting_a_priority_twice_keeps_one_row_with_the_latest(admin_user):
+    client = _client(admin_user)
     client.post("/api/v1/feature-priorities/", {"feature_key": "alerts", "priority": "could"})
     response = client.post(
         "/api/v1/feature-priorities/", {"feature_key": "alerts", "priority": "must"}

@@ -1,10 +1,11 @@
 from decimal import Decimal
 
 import pytest
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import ProgrammingError, transaction
 
+from accounts.tests.factories import StaffFactory
 from discussions import services
 from discussions.models import FeaturePriority, OwnerItemState, QuoteRequest, QuoteSelection
 from discussions.tests.factories import ClientTodoFactory, DecisionItemFactory
@@ -19,16 +20,28 @@ def _private_media(settings, tmp_path):
     settings.PRIVATE_MEDIA_ROOT = tmp_path / "private"
 
 
-def test_the_latest_feature_priority_wins(viewer, editor):
-    services.feature_priority_set(feature_key="price-alerts", priority="could", actor=viewer)
-    services.feature_priority_set(feature_key="price-alerts", priority="must", actor=editor)
+def test_the_latest_feature_priority_wins(admin_user):
+    other = StaffFactory(username="second-admin", role="admin")
+    services.feature_priority_set(feature_key="price-alerts", priority="could", actor=admin_user)
+    services.feature_priority_set(feature_key="price-alerts", priority="must", actor=other)
     row = FeaturePriority.objects.get()
-    assert (row.priority, row.author) == ("must", editor)
+    assert (row.priority, row.author) == ("must", other)
 
 
-def test_the_latest_quote_selection_wins(viewer):
-    services.quote_selection_set(item_key="line-7", included=True, actor=viewer)
-    services.quote_selection_set(item_key="line-7", included=False, actor=viewer)
+@pytest.mark.parametrize("persona", ["viewer", "submitter", "reviewer", "editor"])
+def test_only_the_client_ranks_features_and_chooses_quote_lines(request, persona):
+    user = request.getfixturevalue(persona)
+    with pytest.raises(PermissionDenied):
+        services.feature_priority_set(feature_key="price-alerts", priority="must", actor=user)
+    with pytest.raises(PermissionDenied):
+        services.quote_selection_set(item_key="line-7", included=True, actor=user)
+    assert not FeaturePriority.objects.exists()
+    assert not QuoteSelection.objects.exists()
+
+
+def test_the_latest_quote_selection_wins(admin_user):
+    services.quote_selection_set(item_key="line-7", included=True, actor=admin_user)
+    services.quote_selection_set(item_key="line-7", included=False, actor=admin_user)
     assert QuoteSelection.objects.get().included is False
 
 
@@ -60,9 +73,9 @@ def test_an_empty_basket_cannot_be_submitted(viewer):
         services.quote_request_submit(lines=[], note="", actor=viewer)
 
 
-def test_the_owners_latest_decision_on_an_item_wins(editor, admin_user):
+def test_the_owners_latest_decision_on_an_item_wins(admin_user):
     item = DecisionItemFactory()
-    services.owner_item_state_set(item=item, status="deferred", decision="", actor=editor)
+    services.owner_item_state_set(item=item, status="deferred", decision="", actor=admin_user)
     services.owner_item_state_set(
         item=item, status="accepted", decision="go ahead", actor=admin_user
     )

@@ -28,11 +28,11 @@ def test_an_unknown_or_email_like_mention_notifies_nobody(editor, viewer):
 
 
 @pytest.mark.django_db
-def test_earlier_participants_hear_of_new_comments(editor, viewer):
+def test_earlier_participants_hear_of_new_comments(editor, submitter):
     thread = ThreadFactory()
-    services.comment_post(thread=thread, body="first", actor=viewer)
+    services.comment_post(thread=thread, body="first", actor=submitter)
     services.comment_post(thread=thread, body="reply", actor=editor)
-    assert Notification.objects.get(recipient=viewer).kind == "comment"
+    assert Notification.objects.get(recipient=submitter).kind == "comment"
     assert not Notification.objects.filter(recipient=editor).exists()
 
 

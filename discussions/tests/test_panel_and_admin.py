@@ -57,15 +57,16 @@ def test_the_panel_shows_the_unread_badge(client, admin_user, editor, reviewer):
 
 def test_the_read_post_moves_the_read_mark(client, editor):
     item = DecisionItemFactory()
+    services.thread_for(subject=item)
     client.force_login(editor)
     client.post(_panel_url(item), {"op": "read", "next": "/"})
     assert ThreadRead.objects.filter(user=editor).exists()
 
 
-def test_panel_ack_flag_and_ask(client, editor, viewer):
+def test_panel_ack_flag_and_ask(client, editor, viewer, submitter):
     item = DecisionItemFactory()
     comment = services.comment_post(
-        thread=services.thread_for(subject=item), body="x", actor=viewer
+        thread=services.thread_for(subject=item), body="x", actor=submitter
     )
     client.force_login(editor)
     url = _panel_url(item)
@@ -77,10 +78,10 @@ def test_panel_ack_flag_and_ask(client, editor, viewer):
     assert comment.thread.asks.get().for_user == viewer
 
 
-def test_the_panel_refuses_deleting_someone_elses_comment(client, viewer, outsider):
+def test_the_panel_refuses_deleting_someone_elses_comment(client, submitter, outsider):
     item = DecisionItemFactory()
     comment = services.comment_post(
-        thread=services.thread_for(subject=item), body="x", actor=viewer
+        thread=services.thread_for(subject=item), body="x", actor=submitter
     )
     client.force_login(outsider)
     client.post(_panel_url(item), {"op": "delete", "comment": comment.pk})
@@ -217,12 +218,12 @@ def test_article_change_page_renders(client, admin_user):
     assert client.get(f"/admin/discussions/article/{article.pk}/change/").status_code == 200
 
 
-def test_editing_my_comment_from_the_panel(client, viewer):
+def test_editing_my_comment_from_the_panel(client, submitter):
     item = DecisionItemFactory()
     comment = services.comment_post(
-        thread=services.thread_for(subject=item), body="tpyo", actor=viewer
+        thread=services.thread_for(subject=item), body="tpyo", actor=submitter
     )
-    client.force_login(viewer)
+    client.force_login(submitter)
     client.post(_panel_url(item), {"op": "edit", "comment": comment.pk, "body": "typo"})
     comment.refresh_from_db()
     assert (comment.body, comment.edited_at is not None) == ("typo", True)

@@ -27,12 +27,12 @@ def test_any_record_can_be_a_subject(editor):
     assert thread.subject == editor
 
 
-def test_posting_a_comment_is_audited_with_the_real_actor(admin_user, viewer):
+def test_posting_a_comment_is_audited_with_the_real_actor(admin_user, submitter):
     thread = ThreadFactory()
-    comment = services.comment_post(thread=thread, body="hi", actor=admin_user, acting_as=viewer)
-    assert comment.author == viewer
+    comment = services.comment_post(thread=thread, body="hi", actor=admin_user, acting_as=submitter)
+    assert comment.author == submitter
     entry = AuditEntry.objects.get(action="comment.post")
-    assert (entry.actor, entry.acting_as) == (admin_user, viewer)
+    assert (entry.actor, entry.acting_as) == (admin_user, submitter)
 
 
 def test_a_deleted_comment_stays_as_a_tombstone_in_its_thread(viewer):
@@ -141,10 +141,10 @@ def test_one_open_ask_per_person_and_thread(editor, viewer):
         services.ask_create(thread=thread, for_user=viewer, note="two", actor=editor)
 
 
-def test_got_it_is_one_per_person_and_comment(viewer):
+def test_got_it_is_one_per_person_and_comment(submitter):
     comment = CommentFactory()
-    services.comment_ack(comment=comment, actor=viewer)
-    services.comment_ack(comment=comment, actor=viewer)
+    services.comment_ack(comment=comment, actor=submitter)
+    services.comment_ack(comment=comment, actor=submitter)
     assert comment.acks.count() == 1
 
 
@@ -156,10 +156,10 @@ def test_a_flag_is_personal_and_can_be_cleared(viewer, editor):
     assert list(comment.flags.values_list("user", flat=True)) == [editor.pk]
 
 
-def test_resolving_tells_the_other_participants(editor, viewer):
+def test_resolving_tells_the_other_participants(editor, submitter):
     thread = ThreadFactory()
-    services.comment_post(thread=thread, body="question", actor=viewer)
+    services.comment_post(thread=thread, body="question", actor=submitter)
     services.thread_resolve(thread=thread, outcome="done", actor=editor)
-    notification = Notification.objects.get(recipient=viewer, kind="resolved")
+    notification = Notification.objects.get(recipient=submitter, kind="resolved")
     assert notification.body == "Resolved: Done"
     assert not Notification.objects.filter(recipient=editor).exists()

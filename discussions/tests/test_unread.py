@@ -34,10 +34,10 @@ def test_comments_after_the_last_open_are_unread(viewer, editor):
     assert _unread(thread, viewer) == 2
 
 
-def test_ones_own_comments_are_never_unread(viewer):
+def test_ones_own_comments_are_never_unread(submitter):
     thread = ThreadFactory()
-    services.comment_post(thread=thread, body="mine", actor=viewer)
-    assert _unread(thread, viewer) == 0
+    services.comment_post(thread=thread, body="mine", actor=submitter)
+    assert _unread(thread, submitter) == 0
 
 
 def test_deleted_comments_are_not_unread(viewer, editor):

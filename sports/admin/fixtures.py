@@ -15,6 +15,7 @@ from django.utils.html import format_html
 
 from omnium.console import (
     EstimatedCountPaginator,
+    ReadableAdmin,
     ServiceErrorsMixin,
     confirm_page,
     confirmed_form,
@@ -226,7 +227,10 @@ FIXTURE_READ_ONLY = (
 
 
 @admin.register(Fixture)
-class FixtureAdmin(ServiceErrorsMixin, admin.ModelAdmin):
+class FixtureAdmin(ServiceErrorsMixin, ReadableAdmin):
+    """Fixtures the person may read (``sports.readable``): the public ones, and for
+    submitters and reviewers the unpublished ones of the competitions their grants cover."""
+
     list_display = (
         "code",
         "name",

@@ -11,7 +11,13 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from omnium.console import EstimatedCountPaginator, ReadOnlyAdmin, ServiceErrorsMixin, console_actor
+from omnium.console import (
+    EstimatedCountPaginator,
+    ReadableAdmin,
+    ReadOnlyAdmin,
+    ServiceErrorsMixin,
+    console_actor,
+)
 from sports.admin.common import become
 from sports.models import (
     EntityType,
@@ -27,7 +33,7 @@ from sports.services import points_adjustment_create
 
 
 @admin.register(TimelineItem)
-class TimelineItemAdmin(ReadOnlyAdmin):
+class TimelineItemAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = (
         "id",
         "fixture",
@@ -48,7 +54,7 @@ class TimelineItemAdmin(ReadOnlyAdmin):
 
 
 @admin.register(FixtureAmendment)
-class FixtureAmendmentAdmin(ReadOnlyAdmin):
+class FixtureAmendmentAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = ("created_at", "fixture", "field", "old_value", "new_value", "reason", "actor")
     list_select_related = ("fixture", "actor")
     search_fields = ("=fixture__code", "field")
@@ -57,7 +63,7 @@ class FixtureAmendmentAdmin(ReadOnlyAdmin):
 
 
 @admin.register(StatLine)
-class StatLineAdmin(ReadOnlyAdmin):
+class StatLineAdmin(ReadableAdmin, ReadOnlyAdmin):
     list_display = ("fixture", "subject", "subject_role", "segment", "occurred_on", "sport")
     list_filter = ("sport",)
     list_select_related = ("fixture", "subject", "sport")

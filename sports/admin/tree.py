@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 
 from omnium.console import (
+    ReadableAdmin,
     ServiceErrorsMixin,
     admin_link,
     confirm_page,
@@ -89,7 +90,7 @@ class RequiredReasonForm(forms.Form):
 
 
 @admin.register(Competition)
-class CompetitionAdmin(ServiceErrorsMixin, admin.ModelAdmin):
+class CompetitionAdmin(ServiceErrorsMixin, ReadableAdmin):
     """The tree, indented by depth, in tree order. No drag and drop: a move is an action
     that goes through ``competition_move`` under the tree lock."""
 
