@@ -49,7 +49,7 @@ from discussions.serializers import (
     UploadInputSerializer,
 )
 from omnium.auth import signed_in
-from omnium.pagination import StableCursorPagination
+from omnium.pagination import CountedPagePagination
 
 
 class _Writers(TypedDict):
@@ -64,16 +64,11 @@ def _writers(request: Request) -> _Writers:
     return {"actor": signed_in(actors["actor"]), "acting_as": actors["acting_as"]}
 
 
-class NewestFirstCursorPagination(StableCursorPagination):
-    page_size = 50
-    ordering = "-pk"
-
-
 class ThreadViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ThreadSerializer
     permission_classes = (IsAuthenticated,)
     filterset_class = ThreadFilter
-    pagination_class = NewestFirstCursorPagination
+    cursor_ordering = ("-pk",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -113,7 +108,7 @@ class CommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     serializer_class = CommentSerializer
     permission_classes = (IsAuthenticated,)
     filterset_class = CommentFilter
-    pagination_class = StableCursorPagination
+    cursor_ordering = ("pk",)
     queryset = Comment.objects.select_related("author").order_by("pk")
 
     @extend_schema(request=CommentCreateSerializer, responses={201: CommentSerializer})
@@ -152,7 +147,7 @@ class NotificationViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = NotificationSerializer
     permission_classes = (IsAuthenticated,)
     filterset_class = NotificationFilter
-    pagination_class = NewestFirstCursorPagination
+    cursor_ordering = ("-pk",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -177,6 +172,7 @@ class NotificationViewSet(viewsets.ReadOnlyModelViewSet):
 class FeaturePriorityViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """The client's feature ranking; POST sets one feature's priority (latest wins)."""
 
+    pagination_class = CountedPagePagination  # a short list per account
     serializer_class = FeaturePrioritySerializer
     permission_classes = (IsAuthenticated,)
     queryset = FeaturePriority.objects.order_by("feature_key")
@@ -192,6 +188,7 @@ class FeaturePriorityViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 class QuoteSelectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """Yes/no per quote line item; POST sets one (latest wins)."""
 
+    pagination_class = CountedPagePagination  # a short list per account
     serializer_class = QuoteSelectionSerializer
     permission_classes = (IsAuthenticated,)
     queryset = QuoteSelection.objects.order_by("item_key")
@@ -209,7 +206,7 @@ class QuoteRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     serializer_class = QuoteRequestSerializer
     permission_classes = (IsAuthenticated,)
-    pagination_class = NewestFirstCursorPagination
+    cursor_ordering = ("-pk",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -229,6 +226,7 @@ class QuoteRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
 
 class DecisionItemViewSet(viewsets.ReadOnlyModelViewSet):
+    pagination_class = CountedPagePagination  # a short list per account
     serializer_class = DecisionItemSerializer
     permission_classes = (IsAuthenticated,)
     queryset = DecisionItem.objects.select_related("owner_state").order_by("sort_order", "pk")
@@ -255,6 +253,7 @@ class DecisionItemViewSet(viewsets.ReadOnlyModelViewSet):
 class ClientTodoViewSet(viewsets.ReadOnlyModelViewSet):
     """The signed-in account's to-dos, with their uploads."""
 
+    pagination_class = CountedPagePagination  # a short list per account
     serializer_class = ClientTodoSerializer
     permission_classes = (IsAuthenticated,)
 
@@ -289,5 +288,6 @@ class ArticleViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ArticleSerializer
     permission_classes = (AllowAny,)
     filterset_class = ArticleFilter
+    cursor_ordering = ("-published_at", "slug")
     lookup_field = "slug"
     queryset = Article.objects.published().order_by("-published_at", "slug")
