@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from django.db.models import F
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -29,6 +30,7 @@ from catalogue.selectors import (
 from catalogue.serializers import (
     BrandDetailSerializer,
     LocationListingSerializer,
+    LocationPageSerializer,
     LocationSerializer,
     MergeRecordSerializer,
     MergeRequestSerializer,
@@ -45,6 +47,12 @@ from catalogue.services import (
     product_unmerge,
 )
 from omnium.conditional import conditional
+from omnium.filters import unknown_parameters
+from omnium.pagination import (
+    PAGE_SIZE_DESCRIPTION,
+    CountedPagePagination,
+    StableCursorPagination,
+)
 
 
 class ProductViewSet(viewsets.ReadOnlyModelViewSet):
@@ -52,6 +60,7 @@ class ProductViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = ProductListSerializer
     filterset_class = ProductFilter
+    cursor_ordering = ("name", "id")
 
     def get_queryset(self):
         return Product.objects.visible().select_related("brand", "line").order_by("name", "id")
@@ -83,18 +92,29 @@ class LocationViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = LocationSerializer
     lookup_field = "code"
+    # A small list (a row per storefront): page numbers with the count.
+    pagination_class = CountedPagePagination
 
     def get_queryset(self):
         return Location.objects.visible().select_related("retailer").order_by("iata", "code")
 
     @extend_schema(
-        operation_id="v1_airports_retrieve", responses=LocationListingSerializer(many=True)
+        operation_id="v1_airports_retrieve",
+        parameters=[
+            OpenApiParameter("cursor", str, description="The pagination cursor value."),
+            OpenApiParameter("page_size", int, description=PAGE_SIZE_DESCRIPTION),
+        ],
+        responses=LocationPageSerializer,
     )
     def retrieve(self, request, code=None):
         location = self.get_object()
-        page = self.paginate_queryset(location_listings(location))
-        data = LocationListingSerializer(page, many=True).data
-        response = self.get_paginated_response(data)
+        unknown_parameters(request.query_params.keys(), ("cursor", "page_size"))
+        # What a shop carries can run to thousands: a cursor by product name, then id.
+        paginator = StableCursorPagination()
+        paginator.ordering = ("product_name", "id")
+        listings = location_listings(location).annotate(product_name=F("product__name"))
+        page = paginator.paginate_queryset(listings, request)
+        response = paginator.get_paginated_response(LocationListingSerializer(page, many=True).data)
         response.data["location"] = LocationSerializer(location).data
         return response
 

@@ -98,6 +98,15 @@ class LocationListingSerializer(serializers.ModelSerializer):
         fields = ["source_sku", "product", "latest"]
 
 
+class LocationPageSerializer(serializers.Serializer):
+    """One airport and a page of what it carries at its latest prices."""
+
+    location = LocationSerializer()
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page; null first.")
+    results = LocationListingSerializer(many=True)
+
+
 # --- Curation API (reviewers and editors) ---------------------------------------------
 
 

@@ -15,7 +15,6 @@ from rest_framework.generics import ListAPIView
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.acting import request_actors
 from cricket.corrections import (
@@ -39,9 +38,9 @@ from cricket.serializers import (
     DeliverySerializer,
     ScorecardSerializer,
 )
+from omnium.apis import ApiView
 from omnium.auth import signed_in
 from omnium.conditional import conditional
-from omnium.pagination import StableCursorPagination
 from sports.models import Fixture
 
 # Occurrence order across a whole fixture in one sortable number: the innings ordinal, then
@@ -72,16 +71,11 @@ def _with_events(deliveries):
     )
 
 
-class DeliveryCursorPagination(StableCursorPagination):
-    ordering = "occurrence"
-    page_size = 120
-
-
 @extend_schema(summary="A cricket fixture's live deliveries in occurrence order")
 class FixtureDeliveriesApi(ListAPIView):
     queryset = Delivery.objects.none()
     serializer_class = DeliverySerializer
-    pagination_class = DeliveryCursorPagination
+    cursor_ordering = ("occurrence",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation: no fixture
@@ -94,7 +88,7 @@ class FixtureDeliveriesApi(ListAPIView):
         )
 
 
-class FixtureScorecardApi(APIView):
+class FixtureScorecardApi(ApiView):
     @extend_schema(
         summary="A cricket fixture's scorecard, read from its statistic lines (derived from "
         "its live deliveries; stale lines are rebuilt before they are read)",
@@ -128,7 +122,7 @@ class Conflict(APIException):
     default_code = "conflict"
 
 
-class DeliveryCorrectionsApi(APIView):
+class DeliveryCorrectionsApi(ApiView):
     permission_classes = (MayCorrectDeliveries,)
 
     @extend_schema(
@@ -173,7 +167,7 @@ class DeliveryCorrectionsApi(APIView):
         return Response(body.data, status=status.HTTP_201_CREATED)
 
 
-class DeliveryHistoryApi(APIView):
+class DeliveryHistoryApi(ApiView):
     permission_classes = (MayReadCorrectionHistory,)
 
     @extend_schema(

@@ -6,8 +6,10 @@ deciding calls the same service as the console.
 
 from __future__ import annotations
 
-from django.db.models import F
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
+from django_filters import rest_framework as filters
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission
@@ -33,32 +35,38 @@ def _actor(request):
     return request_actors(request)["actor"]
 
 
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[
-            OpenApiParameter("level", str, enum=MergeLevel.values),
-            OpenApiParameter("status", str, enum=MergeCandidate.Status.values),
-        ]
+class CandidateFilter(filters.FilterSet):
+    level = filters.ChoiceFilter(choices=MergeLevel.choices)
+    status = filters.ChoiceFilter(
+        choices=MergeCandidate.Status.choices, help_text="Open pairs when omitted."
     )
-)
+
+    class Meta:
+        model = MergeCandidate
+        fields = ("level", "status")
+
+
 class CandidateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The merge-candidate queue, highest score first (open pairs unless ``status`` says)."""
 
     serializer_class = CandidateSerializer
     permission_classes = (CanDecide,)
-    filter_backends = ()
+    filterset_class = CandidateFilter
+    # Highest score first, unscored pairs last; the cursor keeps one column's position, so
+    # the rank folds the NULLs below every score.
+    cursor_ordering = ("-rank", "detected_at", "pk")
 
     def get_queryset(self):
-        queryset = MergeCandidate.objects.select_related("decided_by").order_by(
-            F("score").desc(nulls_last=True), "detected_at", "pk"
+        queryset = (
+            MergeCandidate.objects.select_related("decided_by")
+            .annotate(rank=Coalesce("score", Value(-1.0)))
+            .order_by(F("score").desc(nulls_last=True), "detected_at", "pk")
         )
         if self.action != "list":
             return queryset  # One pair by id, whatever its status.
         params = getattr(self.request, "query_params", {})
-        status = params.get("status", MergeCandidate.Status.OPEN)
-        queryset = queryset.filter(status=status)
-        if params.get("level"):
-            queryset = queryset.filter(level=params["level"])
+        if not params.get("status"):
+            queryset = queryset.filter(status=MergeCandidate.Status.OPEN)
         return queryset
 
     @extend_schema(request=CandidateDecisionSerializer, responses=CandidateSerializer)

@@ -51,7 +51,7 @@ from discussions.serializers import (
     UploadInputSerializer,
 )
 from omnium.auth import signed_in
-from omnium.pagination import StableCursorPagination
+from omnium.pagination import CountedPagePagination
 
 
 class _Writers(TypedDict):
@@ -66,16 +66,11 @@ def _writers(request: Request) -> _Writers:
     return {"actor": signed_in(actors["actor"]), "acting_as": actors["acting_as"]}
 
 
-class NewestFirstCursorPagination(StableCursorPagination):
-    page_size = 50
-    ordering = "-pk"
-
-
 class ThreadViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ThreadSerializer
     permission_classes = (IsAuthenticated,)
     filterset_class = ThreadFilter
-    pagination_class = NewestFirstCursorPagination
+    cursor_ordering = ("-pk",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -117,7 +112,7 @@ class CommentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     serializer_class = CommentSerializer
     permission_classes = (IsAuthenticated,)
     filterset_class = CommentFilter
-    pagination_class = StableCursorPagination
+    cursor_ordering = ("pk",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -162,7 +157,7 @@ class NotificationViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = NotificationSerializer
     permission_classes = (IsAuthenticated,)
     filterset_class = NotificationFilter
-    pagination_class = NewestFirstCursorPagination
+    cursor_ordering = ("-pk",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -187,6 +182,7 @@ class NotificationViewSet(viewsets.ReadOnlyModelViewSet):
 class FeaturePriorityViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """The client's feature ranking; POST sets one feature's priority (latest wins)."""
 
+    pagination_class = CountedPagePagination  # a short list per account
     serializer_class = FeaturePrioritySerializer
     permission_classes = (IsAuthenticated,)
     queryset = FeaturePriority.objects.order_by("feature_key")
@@ -202,6 +198,7 @@ class FeaturePriorityViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 class QuoteSelectionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """Yes/no per quote line item; POST sets one (latest wins)."""
 
+    pagination_class = CountedPagePagination  # a short list per account
     serializer_class = QuoteSelectionSerializer
     permission_classes = (IsAuthenticated,)
     queryset = QuoteSelection.objects.order_by("item_key")
@@ -219,7 +216,7 @@ class QuoteRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     serializer_class = QuoteRequestSerializer
     permission_classes = (IsAuthenticated,)
-    pagination_class = NewestFirstCursorPagination
+    cursor_ordering = ("-pk",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user
@@ -239,6 +236,7 @@ class QuoteRequestViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
 
 class DecisionItemViewSet(viewsets.ReadOnlyModelViewSet):
+    pagination_class = CountedPagePagination  # a short list per account
     serializer_class = DecisionItemSerializer
     permission_classes = (IsAuthenticated,)
     queryset = DecisionItem.objects.select_related("owner_state").order_by("sort_order", "pk")
@@ -263,6 +261,7 @@ class DecisionItemViewSet(viewsets.ReadOnlyModelViewSet):
 class ClientTodoViewSet(viewsets.ReadOnlyModelViewSet):
     """The signed-in account's to-dos, with their uploads."""
 
+    pagination_class = CountedPagePagination  # a short list per account
     serializer_class = ClientTodoSerializer
     permission_classes = (IsAuthenticated,)
 
@@ -297,5 +296,6 @@ class ArticleViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ArticleSerializer
     permission_classes = (AllowAny,)
     filterset_class = ArticleFilter
+    cursor_ordering = ("-published_at", "slug")
     lookup_field = "slug"
     queryset = Article.objects.published().order_by("-published_at", "slug")

@@ -142,3 +142,36 @@ def _format(request: Request) -> str:
 
 def _cache_key(etag: str) -> str:
     return f"conditional-body:{etag.strip(chr(34))}"
+
+
+class CacheHeadersMiddleware:
+    """``Cache-Control`` and ``Vary`` on every successful API read.
+
+    A read without credentials (no signed-in session, no ``Authorization``) is the same for
+    every anonymous client, so shared caches may keep it briefly (``public``); one with
+    credentials may show what only that account sees (a reviewer's unpublished fixtures),
+    so it is ``private`` and revalidated. ``Vary`` names every header the answer depends
+    on, so a cache never hands one account's body to another. A view that set its own
+    ``Cache-Control`` keeps it.
+    """
+
+    PUBLIC = f"public, max-age={60}"
+    PRIVATE = "private, no-cache"
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            request.method in ("GET", "HEAD")
+            and request.path.startswith("/api/")
+            and response.status_code in (200, 304)
+        ):
+            if "Cache-Control" not in response:
+                user = getattr(request, "user", None)
+                signed_in = bool(user is not None and user.is_authenticated)
+                credentials = signed_in or "HTTP_AUTHORIZATION" in request.META
+                response["Cache-Control"] = self.PRIVATE if credentials else self.PUBLIC
+            patch_vary_headers(response, ["Accept", "Authorization", "Cookie"])
+        return response

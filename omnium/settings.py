@@ -97,11 +97,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Every error under /api/ in the API's JSON shape, whatever answered it.
+    "omnium.exceptions.ApiErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Cache-Control and Vary on API reads: public for anonymous ones, private otherwise.
+    "omnium.conditional.CacheHeadersMiddleware",
     "accounts.acting.ActingAsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -251,12 +255,15 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "omnium.pagination.PagePagination",
+    # Lists refuse query parameters they do not document (omnium.filters).
+    "DEFAULT_FILTER_BACKENDS": ["omnium.filters.StrictFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "omnium.pagination.StableCursorPagination",
     "PAGE_SIZE": 50,
+    # No ?format= override: it is a filter name (the cricket format); the response format
+    # is negotiated from the Accept header alone.
+    "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_SCHEMA_CLASS": "omnium.schema.OmniumAutoSchema",
     "EXCEPTION_HANDLER": "omnium.exceptions.api_exception_handler",
-    "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttling.AnonymousAdmissionThrottle",
         "accounts.throttling.ConsumerRateThrottle",
@@ -279,6 +286,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # One group per app: omnium.schema tags each operation and lists the tags.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "omnium.schema.list_tags",
+    ],
 }
 
 # --- Celery ----------------------------------------------------------------------------

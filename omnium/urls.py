@@ -23,7 +23,9 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("search.api_urls")),
 ]
 
+handler400 = "omnium.views.bad_request"
 handler404 = "omnium.views.not_found"
+handler500 = "omnium.views.server_error"
 
 urlpatterns = [
     path("", views.home, name="home"),

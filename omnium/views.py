@@ -2,22 +2,45 @@ from __future__ import annotations
 
 import redis
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+from django.views.defaults import bad_request as default_bad_request
 from django.views.defaults import page_not_found
+from django.views.defaults import server_error as default_server_error
 
+from omnium.exceptions import PayloadTooLarge, error_body
 from omnium.home import panels as home_panels
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """404 for a URL nothing matched: the API's JSON error body under /api/ (as its views
-    answer), Django's page elsewhere."""
+    """404 for a URL nothing matched (or a path converter refused, as ``<uuid:pk>`` refuses
+    a malformed id): the API's error body under /api/, Django's page elsewhere."""
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": "Not found."}, status=404)
+        return JsonResponse(error_body("not_found", "Not found."), status=404)
     return page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 400 (a suspicious request refused before any view): under /api/ the error
+    body, and 413 for a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``."""
+    if request.path.startswith("/api/"):
+        if isinstance(exception, RequestDataTooBig):
+            body = error_body("payload_too_large", str(PayloadTooLarge.default_detail))
+            return JsonResponse(body, status=413)
+        return JsonResponse(error_body("invalid", "Bad request."), status=400)
+    return default_bad_request(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """An unhandled exception (already logged by Django): under /api/ the error body."""
+    if request.path.startswith("/api/"):
+        body = error_body("server_error", "Server error: the failure was logged.")
+        return JsonResponse(body, status=500)
+    return default_server_error(request)
 
 
 @require_safe

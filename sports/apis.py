@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from django.db.models import Prefetch, Value
-from django.db.models.functions import Coalesce
+from django.db.models import BigIntegerField, F, Prefetch, Value
+from django.db.models.functions import Cast, Coalesce
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import viewsets
@@ -25,7 +25,9 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from omnium.conditional import conditional
-from omnium.pagination import StableCursorPagination
+from omnium.exceptions import ParameterError
+from omnium.filters import unknown_parameters
+from omnium.pagination import CountedPagePagination
 from sports.filters import CompetitionFilter, FixtureFilter, ParticipantFilter, TimelineFilter
 from sports.freshness import fixture_freshness
 from sports.models import (
@@ -65,23 +67,15 @@ MOVED = OpenApiResponse(
 )
 
 
-class FixtureCursorPagination(StableCursorPagination):
-    """By start time, then id. The cursor compares one column and cannot compare NULL, so
-    it pages on ``kickoff``: the start time, or the far future for unscheduled fixtures."""
-
-    ordering = ("kickoff", "id")
-    page_size = 50
-
-
-class ParticipantCursorPagination(StableCursorPagination):
-    ordering = ("name", "id")
-    page_size = 50
-
-
-class TimelineCursorPagination(StableCursorPagination):
-    """In log order: ``seq`` is gap-free and unique within one fixture's stream."""
-
-    ordering = "seq"
+# Fixture lists by start time, then id. The cursor compares one column and cannot compare
+# NULL, so it pages on ``kickoff``: the start time, or the far future for unscheduled ones.
+FIXTURE_ORDERINGS = {
+    "scheduled_start": ("kickoff", "id"),
+    "-scheduled_start": ("-kickoff", "-id"),
+}
+# Tree order in one sortable number (the cursor keeps one column's position): the tree,
+# then the node's left value, which is unique within its tree.
+TREE_ORDER = Cast("tree_id", BigIntegerField()) * 100_000_000 + F("lft")
 
 
 def _with_kickoff(fixtures):
@@ -106,6 +100,8 @@ def _moved_to_survivor(request: Request, model, pk, url_name: str) -> Response:
     retrieve=extend_schema(summary="One sport, by code"),
 )
 class SportViewSet(viewsets.ReadOnlyModelViewSet):
+    # A small, fixed list: page numbers with the count.
+    pagination_class = CountedPagePagination
     queryset = Sport.objects.select_related("parent").order_by("name")
     serializer_class = SportSerializer
     lookup_field = "code"
@@ -118,6 +114,8 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = CompetitionSerializer
     filterset_class = CompetitionFilter
     lookup_value_regex = UUID_PATTERN
+    cursor_ordering = ("tree_order",)
+    cursor_orderings: dict | None = None
 
     def get_queryset(self):
         if self.action == "fixtures":
@@ -125,7 +123,7 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         nodes = Competition.objects.with_effective().select_related("sport")
         if self.action == "list":
             nodes = nodes.canonical()
-        return nodes.order_by("tree_id", "lft")
+        return nodes.annotate(tree_order=TREE_ORDER).order_by("tree_id", "lft")
 
     @extend_schema(
         summary="One node with its children, breadcrumb and effective type and format",
@@ -156,7 +154,7 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         detail=True,
         serializer_class=FixtureSerializer,
         filterset_class=FixtureFilter,
-        pagination_class=FixtureCursorPagination,
+        cursor_orderings=FIXTURE_ORDERINGS,
     )
     def fixtures(self, request: Request, pk=None) -> Response:
         node: Competition = get_object_or_404(Competition.objects.all(), pk=pk)
@@ -203,8 +201,9 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
 class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = FixtureSerializer
     filterset_class = FixtureFilter
-    pagination_class = FixtureCursorPagination
     lookup_value_regex = UUID_PATTERN
+    cursor_orderings: dict | None = FIXTURE_ORDERINGS
+    cursor_ordering: tuple[str, ...] = ("kickoff", "id")
 
     def get_queryset(self):
         if self.action == "timeline":
@@ -240,7 +239,9 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         detail=True,
         serializer_class=TimelineItemSerializer,
         filterset_class=TimelineFilter,
-        pagination_class=TimelineCursorPagination,
+        # In log order: ``seq`` is gap-free and unique within one fixture's stream.
+        cursor_orderings=None,
+        cursor_ordering=("seq",),
     )
     def timeline(self, request: Request, pk=None) -> Response:
         fixture = get_object_or_404(Fixture.objects.visible_to(request.user).only("pk"), pk=pk)
@@ -274,7 +275,7 @@ def _external_ids(participant: Participant):
 class ParticipantViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ParticipantSerializer
     filterset_class = ParticipantFilter
-    pagination_class = ParticipantCursorPagination
+    cursor_ordering = ("name", "id")
     lookup_value_regex = UUID_PATTERN
 
     def get_queryset(self):
@@ -316,8 +317,10 @@ class ParticipantViewSet(viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=False, filter_backends=(), pagination_class=None)
     def lookup(self, request: Request) -> Response:
+        unknown_parameters(request.query_params.keys(), LookupQuerySerializer().fields)
         query = LookupQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        if not query.is_valid():
+            raise ParameterError(problems=query.errors)
         source, external_id = query.validated_data["source"], query.validated_data["external_id"]
         internal_id = (
             ExternalIdMap.objects.filter(

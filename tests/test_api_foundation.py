@@ -46,10 +46,18 @@ def test_django_validation_error_becomes_a_400_with_field_errors():
     error = ValidationError({"code": ["Already taken."], "__all__": ["Dates overlap."]})
     response = api_exception_handler(error, {"request": request, "view": None})
     assert response.status_code == 400
-    assert response.data == {"code": ["Already taken."], "non_field_errors": ["Dates overlap."]}
+    assert response.data["code"] == "invalid"
+    assert response.data["errors"] == [
+        {"field": "code", "code": "invalid", "message": "Already taken."},
+        {"code": "invalid", "message": "Dates overlap."},
+    ]
 
 
 def test_plain_django_validation_error_becomes_non_field_errors():
     response = api_exception_handler(ValidationError("Nope."), {"request": None, "view": None})
     assert response.status_code == 400
-    assert response.data == {"non_field_errors": ["Nope."]}
+    assert response.data == {
+        "code": "invalid",
+        "message": "Nope.",
+        "errors": [{"code": "invalid", "message": "Nope."}],
+    }

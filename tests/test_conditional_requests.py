@@ -126,10 +126,11 @@ def test_a_merged_product_id_answers_in_full_as_its_survivor(api, product):
 
 
 def test_the_etag_differs_between_representations(api, fixture):
-    # ``format`` is a query filter, never a renderer switch: the representation is negotiated
-    browsable = api.get(_url("fixture", fixture), HTTP_ACCEPT="text/html")
-    plain = api.get(_url("fixture", fixture))
-    assert browsable["ETag"] != plain["ETag"]
+    # The format is negotiated from Accept alone (no ?format= override).
+    as_json = api.get(_url("fixture", fixture), HTTP_ACCEPT="application/json")
+    as_page = api.get(_url("fixture", fixture), HTTP_ACCEPT="text/html")
+    assert as_page["Content-Type"].startswith("text/html")
+    assert as_json["ETag"] != as_page["ETag"]
 
 
 @pytest.fixture

@@ -154,14 +154,15 @@ def test_api_product_list_filters_and_counts_queries(
     ],
 )
 def test_api_product_filters(anon_client, sauvage, params, found):
-    assert anon_client.get("/api/v1/products/", params).json()["count"] == found
+    assert len(anon_client.get("/api/v1/products/", params).json()["results"]) == found
 
 
 def test_api_brand_filter_follows_an_alias(anon_client, sauvage, editor):
     BrandFactory(
         slug="christian-dior", canonical=sauvage.brand, decided_by=editor, decided_at=timezone.now()
     )
-    assert anon_client.get("/api/v1/products/", {"brand": "christian-dior"}).json()["count"] == 1
+    body = anon_client.get("/api/v1/products/", {"brand": "christian-dior"}).json()
+    assert len(body["results"]) == 1
 
 
 def test_api_product_detail_has_prices_by_airport(

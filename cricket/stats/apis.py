@@ -11,16 +11,15 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from cricket.freshness import career_freshness, leaderboard_freshness
-from cricket.stats.aggregates import FIGURES, career_count, careers
+from cricket.stats.aggregates import career_count, careers
 from cricket.stats.models import DatasetRelease, DatasetReleaseJob
 from cricket.stats.refresh import refreshes_pending, staleness
 from cricket.stats.release import (
@@ -30,7 +29,6 @@ from cricket.stats.release import (
     scope_from_dict,
 )
 from cricket.stats.selectors import (
-    TRACEABLE,
     cricket_player,
     figure_deliveries,
     player_career,
@@ -41,44 +39,27 @@ from cricket.stats.selectors import (
 from cricket.stats.serializers import (
     DatasetReleaseJobSerializer,
     DatasetReleaseSerializer,
-    LeaderboardSerializer,
+    LeaderboardPageSerializer,
+    LeaderboardQuerySerializer,
     PlayerCareerSerializer,
     ReleaseRequestSerializer,
-    TraceSerializer,
+    TracePageSerializer,
+    TraceQuerySerializer,
 )
+from omnium.apis import ApiView
 from omnium.auth import signed_in
 from omnium.conditional import conditional
+from omnium.pagination import PositionCursorPagination
 
-MAX_LIMIT = 200
 STAFF_ROLES = ("editor", "reviewer", "admin")
 
-SCOPE_PARAMETERS = [
-    OpenApiParameter("match_type", str, description="T20, ODI, Test, ... (the format)."),
-    OpenApiParameter("gender", str, enum=["male", "female"]),
-    OpenApiParameter("competition", OpenApiTypes.UUID, description="A node and its subtree."),
-    OpenApiParameter("season", str, description="The season as the source writes it."),
-    OpenApiParameter("date_from", OpenApiTypes.DATE),
-    OpenApiParameter("date_to", OpenApiTypes.DATE),
-    OpenApiParameter(
-        "super_overs",
-        str,
-        enum=["exclude", "only"],
-        description="Super-over innings are excluded by default; 'only' reads them alone.",
-    ),
-]
-PAGE_PARAMETERS = [
-    OpenApiParameter("limit", int, description=f"Rows per page (default 50, at most {MAX_LIMIT})."),
-    OpenApiParameter("offset", int),
-]
 
-
-def _page(request: Request) -> tuple[int, int]:
-    try:
-        limit = min(int(request.query_params.get("limit", 50)), MAX_LIMIT)
-        offset = max(int(request.query_params.get("offset", 0)), 0)
-    except ValueError as exc:
-        raise ValidationError({"limit": "limit and offset are whole numbers"}) from exc
-    return max(limit, 1), offset
+def _page(view: ApiView, request: Request, fetch) -> tuple[list, dict]:
+    """One page of a computed list: ``fetch(limit, offset)`` is asked for one row more than
+    the page, which says whether a next page exists."""
+    limit, offset = view.paginator.window(request)
+    rows = list(fetch(limit + 1, offset))
+    return rows[:limit], view.paginator.links(has_next=len(rows) > limit)
 
 
 class IsStatisticsStaff(BasePermission):
@@ -123,19 +104,24 @@ def _owed_by(request: Request, **where) -> list:
     return owed if owed is not None else refreshes_pending(**where)
 
 
-class _LeaderboardApi(APIView):
+class _LeaderboardApi(ApiView):
     default_ordering = "-runs"
     minimum: dict[str, int] = {}
+    query_serializer_class = LeaderboardQuerySerializer
+    pagination_class = PositionCursorPagination
 
     @conditional(_leaderboard_state, cache_seconds=300)
     def get(self, request: Request) -> Response:
-        scope = scope_from_params(request.query_params)
-        ordering = request.query_params.get("ordering") or self.default_ordering
-        if ordering.lstrip("-") not in (*FIGURES, "name"):
-            raise ValidationError({"ordering": f"must be a figure or name, not {ordering!r}"})
-        limit, offset = _page(request)
-        rows = careers(scope, ordering=ordering, limit=limit, offset=offset, minimum=self.minimum)
-        for rank, row in enumerate(rows, start=offset + 1):
+        scope = scope_from_params(self.query_serializer.scope_params())
+        ordering = self.query.get("ordering") or self.default_ordering
+        rows, links = _page(
+            self,
+            request,
+            lambda limit, offset: careers(
+                scope, ordering=ordering, limit=limit, offset=offset, minimum=self.minimum
+            ),
+        )
+        for rank, row in enumerate(rows, start=self.paginator.offset + 1):
             row["rank"] = rank
         count = career_count(scope, bowlers=bool(self.minimum))
         data = {
@@ -144,18 +130,14 @@ class _LeaderboardApi(APIView):
             "count": count,
             **staleness(_owed_by(request, scope=scope)),
             "results": rows,
+            **links,
         }
-        return Response(LeaderboardSerializer(data).data)
+        return Response(LeaderboardPageSerializer(data).data)
 
 
 @extend_schema(
     summary="Batting leaderboard (most runs by default) for a scope",
-    parameters=[
-        *SCOPE_PARAMETERS,
-        OpenApiParameter("ordering", str, description="A figure, '-' for descending."),
-        *PAGE_PARAMETERS,
-    ],
-    responses=LeaderboardSerializer,
+    responses=LeaderboardPageSerializer,
 )
 class BattingLeaderboardApi(_LeaderboardApi):
     default_ordering = "-runs"
@@ -163,19 +145,14 @@ class BattingLeaderboardApi(_LeaderboardApi):
 
 @extend_schema(
     summary="Bowling leaderboard (most wickets by default) for a scope",
-    parameters=[
-        *SCOPE_PARAMETERS,
-        OpenApiParameter("ordering", str, description="A figure, '-' for descending."),
-        *PAGE_PARAMETERS,
-    ],
-    responses=LeaderboardSerializer,
+    responses=LeaderboardPageSerializer,
 )
 class BowlingLeaderboardApi(_LeaderboardApi):
     default_ordering = "-wickets"
     minimum = {"bowling_innings": 1}
 
 
-class PlayerCareerApi(APIView):
+class PlayerCareerApi(ApiView):
     @extend_schema(
         summary="A cricket player's career: per format, the super-over scope, latest innings",
         responses=PlayerCareerSerializer,
@@ -195,33 +172,34 @@ class PlayerCareerApi(APIView):
         return Response(PlayerCareerSerializer(data).data)
 
 
-class FigureTraceApi(APIView):
+class FigureTraceApi(ApiView):
+    query_serializer_class = TraceQuerySerializer
+    pagination_class = PositionCursorPagination
+
     @extend_schema(
         summary="The live deliveries behind one of a player's figures, with their submissions",
-        parameters=[
-            OpenApiParameter("figure", str, enum=list(TRACEABLE), required=True),
-            *SCOPE_PARAMETERS,
-            *PAGE_PARAMETERS,
-        ],
-        responses=TraceSerializer,
+        responses=TracePageSerializer,
     )
     def get(self, request: Request, pk) -> Response:
         player = cricket_player(pk)
-        scope = scope_from_params(request.query_params)
-        figure = request.query_params.get("figure", "")
+        scope = scope_from_params(self.query_serializer.scope_params())
+        figure = self.query["figure"]
         deliveries = figure_deliveries(player, figure, scope)
-        limit, offset = _page(request)
+        rows, links = _page(
+            self, request, lambda limit, offset: deliveries[offset : offset + limit]
+        )
         data = {
             "participant_id": player.pk,
             "figure": figure,
             "scope": scope.as_dict(),
             "count": deliveries.count(),
-            "results": list(deliveries[offset : offset + limit]),
+            "results": rows,
+            **links,
         }
-        return Response(TraceSerializer(data).data)
+        return Response(TracePageSerializer(data).data)
 
 
-class DatasetReleaseListApi(APIView):
+class DatasetReleaseListApi(ApiView):
     permission_classes = (IsStatisticsStaff,)
 
     @extend_schema(
@@ -238,7 +216,7 @@ class DatasetReleaseListApi(APIView):
     )
     def post(self, request: Request) -> Response:
         if getattr(request.user, "role", "") not in ("editor", "admin"):
-            return Response({"detail": "Only editors and administrators release datasets."}, 403)
+            raise PermissionDenied("Only editors and administrators release datasets.")
         form = ReleaseRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         values = {k: (str(v) if v is not None else None) for k, v in form.validated_data.items()}
@@ -246,7 +224,7 @@ class DatasetReleaseListApi(APIView):
         return Response(DatasetReleaseJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
-class DatasetReleaseJobApi(APIView):
+class DatasetReleaseJobApi(ApiView):
     permission_classes = (IsStatisticsStaff,)
 
     @extend_schema(summary="A dataset release job's state", responses=DatasetReleaseJobSerializer)
@@ -255,7 +233,7 @@ class DatasetReleaseJobApi(APIView):
         return Response(DatasetReleaseJobSerializer(job).data)
 
 
-class DatasetReleaseFileApi(APIView):
+class DatasetReleaseFileApi(ApiView):
     permission_classes = (IsStatisticsStaff,)
 
     @extend_schema(

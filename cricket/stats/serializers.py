@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from cricket.stats.aggregates import SUPER_OVER_MODES
+from cricket.stats.aggregates import FIGURES, SUPER_OVER_MODES
 from cricket.stats.models import DatasetRelease, DatasetReleaseJob
+from cricket.stats.selectors import TRACEABLE
 
 
 class FiguresSerializer(serializers.Serializer):
@@ -302,3 +303,83 @@ class TeamViewSerializer(_ViewSerializer):
 
 class InningsViewSerializer(_ViewSerializer):
     results = InningsRowSerializer(many=True)
+
+
+# --- query parameters (validated by omnium.apis.ApiView, documented from the same class) --
+
+
+class ScopeQuerySerializer(serializers.Serializer):
+    """A statistics scope from the query string. ``format`` is the cricket format;
+    ``match_type`` is its deprecated old name (docs/api.md)."""
+
+    format = serializers.CharField(
+        required=False, help_text="The cricket format: T20, IT20, ODI, ODM, Test, MDM."
+    )
+    match_type = serializers.CharField(
+        required=False, help_text="Deprecated: the old name of format.", allow_blank=True
+    )
+    gender = serializers.ChoiceField(choices=["male", "female"], required=False)
+    competition = serializers.UUIDField(
+        required=False, help_text="A competition node: it and its subtree."
+    )
+    season = serializers.CharField(
+        required=False, help_text="The season as the source writes it (2023, 2023/24)."
+    )
+    date_from = serializers.DateField(required=False, help_text="On or after this day.")
+    date_to = serializers.DateField(required=False, help_text="On or before this day.")
+    super_overs = serializers.ChoiceField(
+        choices=SUPER_OVER_MODES,
+        required=False,
+        help_text="Super-over innings are excluded by default; 'only' reads them alone.",
+    )
+
+    def validate(self, attrs):
+        given, old = attrs.get("format"), attrs.get("match_type")
+        if given and old and given != old:
+            raise serializers.ValidationError(
+                {"match_type": "disagrees with format (match_type is its deprecated name)"}
+            )
+        return attrs
+
+    def scope_params(self) -> dict[str, str]:
+        """The validated values in the names ``scope_from_params`` reads."""
+        values = self.validated_data
+        params = {
+            key: str(values[key])
+            for key in ("gender", "competition", "season", "date_from", "date_to", "super_overs")
+            if values.get(key) not in (None, "")
+        }
+        match_type = values.get("format") or values.get("match_type")
+        if match_type:
+            params["match_type"] = match_type
+        return params
+
+
+LEADERBOARD_ORDERINGS = [
+    *(f"-{figure}" for figure in FIGURES),
+    *FIGURES,
+    "name",
+    "-name",
+]
+
+
+class LeaderboardQuerySerializer(ScopeQuerySerializer):
+    ordering = serializers.ChoiceField(
+        choices=LEADERBOARD_ORDERINGS,
+        required=False,
+        help_text="A figure or name, '-' for descending; ties by name, then id.",
+    )
+
+
+class TraceQuerySerializer(ScopeQuerySerializer):
+    figure = serializers.ChoiceField(choices=list(TRACEABLE))
+
+
+class LeaderboardPageSerializer(LeaderboardSerializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page; null first.")
+
+
+class TracePageSerializer(TraceSerializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page; null first.")

@@ -79,7 +79,7 @@ def test_wickets_can_be_set_through_the_api(editor_client, ball):
 def test_a_correction_without_a_reason_is_a_400_and_changes_nothing(editor_client, ball):
     response = editor_client.post(corrections_url(ball), {"runs_batter": 3}, format="json")
     assert response.status_code == 400
-    assert "reason" in response.json()
+    assert "reason" in {e.get("field") for e in response.json()["errors"]}
     assert not DeliveryCorrectionHistory.objects.exists()
 
 
@@ -90,7 +90,8 @@ def test_an_invalid_value_from_the_service_is_a_400_naming_the_field(editor_clie
         format="json",
     )
     assert response.status_code == 400
-    assert "no participant has id" in response.json()["bowler"][0]
+    (error,) = [e for e in response.json()["errors"] if e.get("field") == "bowler"]
+    assert "no participant has id" in error["message"]
 
 
 def test_correcting_a_superseded_revision_is_a_409(editor_client, editor, ball):
@@ -99,7 +100,8 @@ def test_correcting_a_superseded_revision_is_a_409(editor_client, editor, ball):
         corrections_url(ball), {"runs_batter": 3, "reason": "three"}, format="json"
     )
     assert response.status_code == 409
-    assert "already corrected" in response.json()["detail"]
+    assert response.json()["code"] == "conflict"
+    assert "already corrected" in response.json()["message"]
 
 
 def test_an_unknown_delivery_is_a_404(editor_client, ball):

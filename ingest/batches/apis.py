@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ingest.batches import services
+from ingest.batches.filters import BatchFilter
 from ingest.batches.models import Batch
 from ingest.batches.permissions import visible_batches
 from ingest.batches.serializers import (
@@ -29,7 +30,6 @@ from ingest.batches.serializers import (
 )
 from ingest.batches.tasks import publish_after_commit, validate_after_commit
 from omnium.auth import signed_in
-from omnium.pagination import StableCursorPagination
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
@@ -40,14 +40,10 @@ IDEMPOTENCY_KEY = OpenApiParameter(
 )
 
 
-class NewestFirst(StableCursorPagination):
-    page_size = 50
-    ordering = "-created_at"
-
-
 class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     permission_classes = (IsAuthenticated,)
-    pagination_class = NewestFirst
+    filterset_class = BatchFilter
+    cursor_ordering = ("-created_at", "-id")
     parser_classes = (JSONParser, MultiPartParser)
 
     def get_serializer_class(self):
@@ -61,9 +57,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             queryset = queryset.prefetch_related(
                 "items", "onboarding_tasks", "review_decisions__reviewer", "transitions"
             )
-        queryset = visible_batches(self.request.user, queryset)
-        state = self.request.query_params.get("state")
-        return queryset.filter(state=state) if state else queryset
+        return visible_batches(self.request.user, queryset)
 
     @extend_schema(
         parameters=[IDEMPOTENCY_KEY],

@@ -4,44 +4,28 @@ competitions, editors and administrators; everyone else gets 403."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.access import user_can
 from accounts.models import Capability
-from cricket.stats.selectors import TRACEABLE, cricket_player, scope_from_params
+from cricket.stats.selectors import cricket_player, scope_from_params
 from ingest.provenance.selectors import (
     DEFAULT_FIXTURES,
-    FIGURES_OF,
     LINE_KINDS,
-    MAX_FIXTURES,
     trace_aggregate,
     trace_line,
 )
 from ingest.provenance.serializers import (
+    AggregateTraceQuerySerializer,
+    LineTraceQuerySerializer,
     ProvenanceAggregateTraceSerializer,
     ProvenanceLineTraceSerializer,
 )
-
-SCOPE_PARAMETERS = [
-    OpenApiParameter("match_type", str, description="T20, ODI, Test, ... (the format)."),
-    OpenApiParameter("gender", str, enum=["male", "female"]),
-    OpenApiParameter(
-        "competition",
-        OpenApiTypes.UUID,
-        description="A node and its subtree. A reviewer names one they review; without it "
-        "the figure spans every competition.",
-    ),
-    OpenApiParameter("season", str, description="The season as the source writes it."),
-    OpenApiParameter("date_from", OpenApiTypes.DATE),
-    OpenApiParameter("date_to", OpenApiTypes.DATE),
-    OpenApiParameter("super_overs", str, enum=["exclude", "only"]),
-]
+from omnium.apis import ApiView
 
 
 class MayTrace(BasePermission):
@@ -54,7 +38,7 @@ class MayTrace(BasePermission):
         return user_can(request.user, Capability.REVIEW)
 
 
-class _TraceApi(APIView):
+class _TraceApi(ApiView):
     permission_classes = (MayTrace,)
 
     def _answer(self, build, serializer, **kwargs) -> Response:
@@ -66,20 +50,14 @@ class _TraceApi(APIView):
 
 
 class LineTraceApi(_TraceApi):
+    query_serializer_class = LineTraceQuerySerializer
+
     @extend_schema(
         summary="Trace one figure of a statistic line to its deliveries, corrections, "
         "batches, stored objects, submitters and reviewers",
         parameters=[
             OpenApiParameter(
                 "kind", str, OpenApiParameter.PATH, enum=list(LINE_KINDS), required=True
-            ),
-            OpenApiParameter(
-                "figure",
-                str,
-                enum=list(TRACEABLE),
-                description="One of the line's figures: "
-                + "; ".join(f"{k}: {', '.join(v)}" for k, v in FIGURES_OF.items())
-                + ". The first of the line's kind when omitted.",
             ),
         ],
         responses=ProvenanceLineTraceSerializer,
@@ -90,38 +68,24 @@ class LineTraceApi(_TraceApi):
             ProvenanceLineTraceSerializer,
             kind=kind,
             pk=pk,
-            figure=request.query_params.get("figure", ""),
+            figure=self.query.get("figure", ""),
         )
 
 
 class AggregateTraceApi(_TraceApi):
+    query_serializer_class = AggregateTraceQuerySerializer
+
     @extend_schema(
         summary="Trace a player's figure in a scope, a page of fixtures at a time",
-        parameters=[
-            OpenApiParameter("figure", str, enum=list(TRACEABLE), required=True),
-            *SCOPE_PARAMETERS,
-            OpenApiParameter(
-                "fixtures",
-                int,
-                description=f"Fixtures a page (default {DEFAULT_FIXTURES}, at most "
-                f"{MAX_FIXTURES}), oldest first.",
-            ),
-            OpenApiParameter("cursor", str, description="The previous page's next_cursor."),
-        ],
         responses=ProvenanceAggregateTraceSerializer,
     )
     def get(self, request: Request, pk) -> Response:
-        params = request.query_params
-        try:
-            fixtures = int(params.get("fixtures") or DEFAULT_FIXTURES)
-        except ValueError as exc:
-            raise ValidationError({"fixtures": "a whole number"}) from exc
         return self._answer(
             trace_aggregate,
             ProvenanceAggregateTraceSerializer,
             participant=cricket_player(pk),
-            figure=params.get("figure", ""),
-            scope=scope_from_params(params),
-            cursor=params.get("cursor", ""),
-            fixtures=fixtures,
+            figure=self.query["figure"],
+            scope=scope_from_params(self.query_serializer.scope_params()),
+            cursor=self.query.get("cursor", ""),
+            fixtures=self.query.get("fixtures") or DEFAULT_FIXTURES,
         )

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from cricket.stats.serializers import ScopeSerializer
+from cricket.stats.selectors import TRACEABLE
+from cricket.stats.serializers import ScopeQuerySerializer, ScopeSerializer
+from ingest.provenance.selectors import DEFAULT_FIXTURES, FIGURES_OF, MAX_FIXTURES
 
 
 class ProvenancePersonSerializer(serializers.Serializer):
@@ -201,3 +203,28 @@ class ProvenanceAggregateTraceSerializer(serializers.Serializer):
     fixtures = ProvenanceFixtureGroupSerializer(many=True)
     next_cursor = serializers.CharField(allow_null=True)
     sources = ProvenanceSourceSerializer(many=True)
+
+
+# --- query parameters (validated by omnium.apis.ApiView) ---------------------------------
+
+
+class LineTraceQuerySerializer(serializers.Serializer):
+    figure = serializers.ChoiceField(
+        choices=list(TRACEABLE),
+        required=False,
+        help_text="One of the line's figures: "
+        + "; ".join(f"{k}: {', '.join(v)}" for k, v in FIGURES_OF.items())
+        + ". The first of the line's kind when omitted.",
+    )
+
+
+class AggregateTraceQuerySerializer(ScopeQuerySerializer):
+    figure = serializers.ChoiceField(choices=list(TRACEABLE))
+    fixtures = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_FIXTURES,
+        help_text=f"Fixtures a page (default {DEFAULT_FIXTURES}, at most {MAX_FIXTURES}), "
+        "oldest first.",
+    )
+    cursor = serializers.CharField(required=False, help_text="The previous page's next_cursor.")

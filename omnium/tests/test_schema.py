@@ -64,7 +64,8 @@ def test_the_documented_429_is_what_a_refused_client_gets(settings, document):
     assert refused.status_code == 429
     documented = document["paths"]["/api/v1/sports/"]["get"]["responses"]["429"]["headers"]
     assert set(documented) <= set(refused.headers)
-    assert set(refused.json()) == {"detail"}
+    assert set(refused.json()) == {"code", "message"}
+    assert refused.json()["code"] == "throttled"
 
 
 def test_the_conditional_endpoints_document_304(document):
@@ -80,7 +81,7 @@ def test_the_conditional_endpoints_document_304(document):
 def test_an_api_url_nothing_matches_answers_the_json_error_body(client):
     response = client.get("/api/v1/no-such-resource/")
     assert response.status_code == 404
-    assert response.json() == {"detail": "Not found."}
+    assert response.json() == {"code": "not_found", "message": "Not found."}
 
 
 def test_a_site_url_nothing_matches_still_gets_the_page(client):
