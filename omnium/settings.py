@@ -282,6 +282,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Curated sports results and retail prices.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # One name for a choice set several fields share (the search result groups).
+    "ENUM_NAME_OVERRIDES": {"SearchGroupEnum": "search.selectors.GROUP_KEYS"},
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -15,7 +15,8 @@ from omnium.browser import (
     chart_points,
 )
 
-pytestmark = pytest.mark.browser
+# django_db: the module needs the test database even when run on its own.
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
 # A one-day international with complete innings of 50 and 35 overs.
 ODI = SAMPLES / "cricket" / "213288.json"
@@ -68,6 +69,7 @@ def _pages(site) -> dict[str, str]:
         "brand": reverse("catalogue:brand-detail", args=[product.brand.slug]),
         "airport": reverse("catalogue:location-detail", args=[site["airport"].code]),
         "articles": reverse("discussions:article-list"),
+        "search": reverse("search:results") + "?q=premier+leage",
     }
 
 
@@ -81,6 +83,16 @@ def _walk(page, site) -> None:
     page.wait_for_url(f"**{pages['league']}")
     assert page.get_by_role("heading", level=1).inner_text() == site["league"].name
     assert_no_horizontal_overflow(page)
+    # The header's search box finds the league with a typo in it.
+    if pages.get("search"):
+        box = page.get_by_role("search").first.get_by_role("searchbox")
+        if not box.is_visible():
+            page.get_by_role("button", name="Menu").click()
+        box.fill("premier leage")
+        box.press("Enter")
+        page.wait_for_url("**/search/?q=*")
+        assert page.get_by_role("link", name=site["league"].name, exact=True).first.is_visible()
+        assert_no_horizontal_overflow(page)
     page.goto(pages["scorecard"])
     assert chart_points(page, "worm") == site["odi_overs"]
     assert chart_points(page, "manhattan") == site["odi_overs"]
@@ -133,6 +145,7 @@ PAGE_TYPES = [
     "brand",
     "airport",
     "articles",
+    "search",
 ]
 
 
