@@ -86,18 +86,20 @@ class CommentSerializer(serializers.ModelSerializer):
         return comment.is_deleted
 
 
+class ReadableThreadField(serializers.PrimaryKeyRelatedField):
+    """A thread the writer may read, looked up when the input is validated (never when the
+    serializer is built: schema generation builds it with no request and no database)."""
+
+    def get_queryset(self):
+        request = self.context.get("request")
+        return Thread.objects.readable_by(getattr(request, "user", None))
+
+
 class CommentCreateSerializer(serializers.Serializer):
     """A thread the writer may not read is refused as one that does not exist."""
 
-    thread = serializers.PrimaryKeyRelatedField(queryset=Thread.objects.none())
+    thread = ReadableThreadField()
     body = serializers.CharField(max_length=10_000)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        request = self.context.get("request")
-        user = getattr(request, "user", None)
-        # ``fields`` is typed as plain Fields; this one is the related field declared above.
-        self.fields["thread"].queryset = Thread.objects.readable_by(user)  # type: ignore[attr-defined]
 
 
 class CommentEditSerializer(serializers.Serializer):
