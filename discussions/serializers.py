@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from discussions.markdown import render_markdown
@@ -86,6 +88,7 @@ class CommentSerializer(serializers.ModelSerializer):
         return comment.is_deleted
 
 
+@extend_schema_field(OpenApiTypes.UUID)
 class ReadableThreadField(serializers.PrimaryKeyRelatedField):
     """A thread the writer may read, looked up when the input is validated (never when the
     serializer is built: schema generation builds it with no request and no database)."""

@@ -282,3 +282,10 @@ def site_page(browser, site_server, request):
 def site_page_phone(browser, site_server, request):
     """The same at a phone's 375 px."""
     yield from _page(browser, site_server, request, PHONE)
+
+
+def error_names(response) -> set[str]:
+    """The fields and parameters an API error body names (the one error shape of
+    ``omnium.exceptions``: ``{code, message, errors: [{field | parameter, ...}]}``)."""
+    body = response.json()
+    return {e.get("field") or e.get("parameter") for e in body.get("errors", [])} - {None}
