@@ -21,6 +21,7 @@ import psycopg
 import pytest
 from django.db import connection
 
+from omnium.dbroles import APP_ROLE, OWNER_ROLE, admin_url, url_with_user
 from omnium.testing import REPO_ROOT, _database_url_for_test_db
 
 # The last commit of main before the layout renovation.
@@ -50,12 +51,13 @@ def _schema(url: str) -> str:
     return "\n".join(
         line
         for line in dump.splitlines()
-        if not line.startswith("--") and not re.match(r"\\(un)?restrict ", line)
+        # Blank lines carry no schema (pg_dump spaces some sections by the role it runs as).
+        if line.strip() and not line.startswith("--") and not re.match(r"\\(un)?restrict ", line)
     )
 
 
-def _migrate(tree, url: str) -> None:
-    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "true"}
+def _migrate(tree, url: str, **extra: str) -> None:
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "true", **extra}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
@@ -68,15 +70,18 @@ def _migrate(tree, url: str) -> None:
 
 @pytest.fixture
 def scratch_database():
+    """A database owned by the schema owner, as `make services` makes one; both trees
+    migrate it as the owner (the old tree knew one role; the new one migrates as the owner)."""
     test_url = _database_url_for_test_db()
     server, _, test_name = test_url.rpartition("/")
     name = f"{test_name}_from_before"
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield f"{server}/{name}"
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin = admin_url(test_url, os.environ.get("DATABASE_ADMIN_URL"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}" OWNER {OWNER_ROLE}')
+    yield url_with_user(f"{server}/{name}", OWNER_ROLE)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.mark.django_db
@@ -91,8 +96,20 @@ def test_migrating_forward_from_before_the_renovation_equals_a_fresh_schema(
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(tmp_path, filter="data")
 
+    # The old tree knew one role: it migrates as the owner. Today's migrate runs as the
+    # owner too and grants the application's role its rows.
     _migrate(tmp_path, scratch_database)
-    _migrate(REPO_ROOT, scratch_database)
+    _migrate(
+        REPO_ROOT,
+        url_with_user(scratch_database, APP_ROLE),
+        DATABASE_OWNER_URL=scratch_database,
+    )
 
     assert connection.vendor == "postgresql"
-    assert _schema(scratch_database) == _schema(_database_url_for_test_db())
+    test_db = url_with_user(_database_url_for_test_db(), OWNER_ROLE)
+    migrated, fresh = _schema(scratch_database), _schema(test_db)
+    if migrated != fresh:
+        import difflib  # only to explain a failure
+
+        diff = difflib.unified_diff(fresh.splitlines(), migrated.splitlines(), lineterm="", n=1)
+        raise AssertionError("\n".join(list(diff)[:80]))
