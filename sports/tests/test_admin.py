@@ -2,11 +2,14 @@
 
 from datetime import UTC, datetime
 
+import psycopg
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from omnium.console import EstimatedCountPaginator
+from omnium.dbroles import OWNER_ROLE, url_with_user
+from omnium.testing import _database_url_for_test_db
 from sports.models import (
     Competition,
     CompetitionStatus,
@@ -625,11 +628,15 @@ def test_an_unknown_plugin_is_refused(console, tree):
     assert "no plugin 'curling'" in response.context["adminform"].form.errors["plugin"][0]
 
 
+@pytest.mark.django_db(transaction=True)
 def test_the_paginator_uses_the_planner_estimate_for_a_large_unfiltered_table(tree):
     for n in range(3):
         fixture_create(competition=tree["round"], code=f"e{n}", actor="t")
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE sports_fixture")
+    # Only the tables' owner may ANALYZE; the rows are committed (a transactional test) so
+    # the owner's session sees them.
+    owner = url_with_user(_database_url_for_test_db(), OWNER_ROLE)
+    with psycopg.connect(owner, autocommit=True) as conn:
+        conn.execute("ANALYZE sports_fixture")
 
     class SmallThreshold(EstimatedCountPaginator):
         exact_below = 1
