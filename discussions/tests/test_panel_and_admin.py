@@ -103,8 +103,9 @@ def test_the_inbox_lists_my_notifications_and_marks_them_read(
     )
     client.force_login(viewer)
     client.get("/notifications/")
-    # The session, the user, the list, the unread count, the mail preference.
-    with django_assert_num_queries(5):
+    # The session, the user, the list, the unread count, the mail preference, and the
+    # header's unread count (every page's shell shows it to a signed-in reader).
+    with django_assert_num_queries(6):
         page = client.get("/notifications/").content.decode()
     assert "(1 unread)" in page
     client.post("/notifications/", {"all": "1"})
