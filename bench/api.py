@@ -184,23 +184,11 @@ def percentile(values: list[float], fraction: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[round(fraction * 100) - 1]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=2000, help="timed GETs per endpoint")
-    parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
-    parser.add_argument("--warmup", type=int, default=100)
-    args = parser.parse_args()
-
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    setup_django(DATABASE)
-    print("loading the sample data (idempotent) ...", flush=True)
-    load_samples()
-    targets = endpoints()
+def measure(targets: dict[str, str], args: argparse.Namespace) -> dict[str, tuple[float, float]]:
+    """Serve the site under gunicorn and drive ``targets``: (p50, p95) in ms per target."""
     from django.db import connections
 
     connections.close_all()
-
     port = free_port()
     print(f"gunicorn: {args.workers} workers on 127.0.0.1:{port}", flush=True)
     server = start_server(port, args.workers)
@@ -214,11 +202,25 @@ def main() -> None:
         )
     finally:
         stop_server(server)
-    results = {
+    return {
         name: (percentile(values, 0.50), percentile(values, 0.95))
         for name, values in latencies.items()
     }
 
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000, help="timed GETs per endpoint")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--warmup", type=int, default=100)
+    args = parser.parse_args()
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    setup_django(DATABASE)
+    print("loading the sample data (idempotent) ...", flush=True)
+    load_samples()
+    results = measure(endpoints(), args)
     bare_p95 = results["bare"][1]
     print(f"\n{'endpoint':<12} {'p50 ms':>8} {'p95 ms':>8} {'p95/bare':>9}")
     for name, (p50, p95) in results.items():

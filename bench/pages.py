@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.api import drive, free_port, load_samples, percentile, start_server, stop_server
+from bench.api import load_samples, measure
 from bench.common import closing_line, setup_django
 
 DATABASE = "omnium_bench_pages"
@@ -89,28 +89,7 @@ def main() -> None:
     setup_django(DATABASE)
     print("loading the sample data (idempotent) ...", flush=True)
     load_samples()
-    targets = pages()
-    from django.db import connections
-
-    connections.close_all()
-
-    port = free_port()
-    print(f"gunicorn: {args.workers} workers on 127.0.0.1:{port}", flush=True)
-    server = start_server(port, args.workers)
-    try:
-        latencies = drive(
-            f"http://127.0.0.1:{port}",
-            targets,
-            requests=args.requests,
-            concurrency=args.concurrency,
-            warmup=args.warmup,
-        )
-    finally:
-        stop_server(server)
-    results = {
-        name: (percentile(values, 0.50), percentile(values, 0.95))
-        for name, values in latencies.items()
-    }
+    results = measure(pages(), args)
     bare_p95 = results["bare"][1]
     print(f"\n{'page':<14} {'p50 ms':>8} {'p95 ms':>8} {'p95/bare':>9}")
     for name, (p50, p95) in results.items():
