@@ -12,7 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install browser services run web worker test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query
+.PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -41,7 +41,7 @@ services: install ## Check PostgreSQL and Redis (start them if installed here) a
 # Welcome and reset links name the site that is actually served: the host and port `run`
 # starts the server on, unless SITE_URL is given.
 run: export SITE_URL := $(or $(SITE_URL),http://$(HOST):$(PORT))
-run: services ## Install, migrate, load the sample data, queue merge candidates, start web + worker
+run: services ## Install, migrate, load the sample data, queue merge candidates, start web + worker + beat
 	DEBUG=$${DEBUG:-true} $(MANAGE) migrate --noinput
 	DEBUG=$${DEBUG:-true} $(MANAGE) load_samples
 	@# The queue has its candidates before anyone opens the console (the collection's own
@@ -54,12 +54,14 @@ run: services ## Install, migrate, load the sample data, queue merge candidates,
 	@echo "admin  http://$(HOST):$(PORT)/admin/"
 	@echo "api    http://$(HOST):$(PORT)/api/v1/   docs http://$(HOST):$(PORT)/api/docs/"
 	@echo "health http://$(HOST):$(PORT)/healthz"
-	@echo "Ctrl-C stops the web server and the worker."
-	@# Both run in the background and the shell waits: bash runs its trap during `wait`
-	@# (not while a foreground child runs), so Ctrl-C, a closed terminal, or either process
-	@# ending stops the other one too.
+	@echo "Ctrl-C stops the web server, the worker and the scheduler."
+	@# All three run in the background and the shell waits: bash runs its trap during `wait`
+	@# (not while a foreground child runs), so Ctrl-C, a closed terminal, or any process
+	@# ending stops the others too. Beat keeps its schedule state under var/ (ignored by git).
+	@mkdir -p var
 	@export DEBUG=$${DEBUG:-true}; trap 'trap - EXIT INT TERM HUP; kill 0' EXIT INT TERM HUP; \
 	  $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=2 & \
+	  $(VENV)/bin/celery -A omnium beat --loglevel=INFO --schedule=var/celerybeat-schedule & \
 	  $(MANAGE) runserver $(HOST):$(PORT) & \
 	  wait -n
 
@@ -68,6 +70,10 @@ web: services ## Start only the web server (development)
 
 worker: services ## Start a Celery worker
 	DEBUG=$${DEBUG:-true} $(VENV)/bin/celery -A omnium worker --loglevel=INFO
+
+beat: services ## Start the Celery scheduler (periodic collection, pruning, expiry)
+	@mkdir -p var
+	DEBUG=$${DEBUG:-true} $(VENV)/bin/celery -A omnium beat --loglevel=INFO --schedule=var/celerybeat-schedule
 
 lint: install ## ruff lint and format check, and the import contract between apps
 	$(VENV)/bin/ruff check .

@@ -335,6 +335,11 @@ class Importer:
                 process.join(timeout=30)
                 if process.is_alive():
                     process.terminate()
+            # Files still buffered for a worker that stopped early would make this process
+            # wait for ever at exit, flushing them into a pipe nobody reads: drop them.
+            for inbox in inboxes:
+                inbox.cancel_join_thread()
+                inbox.close()
         for exc in unreadable:
             self.summary.add(MatchResult(exc.filename, Outcome.REJECTED, error=str(exc)))
         if failures:
