@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from asgiref.local import Local
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, IntegrityError, connection, connections
 
@@ -497,6 +498,11 @@ def _partition(match_id: str, workers: int) -> int:
 def _worker(inbox, outbox, options: dict, refresh: bool) -> None:
     """One import process of a parallel run: a shared-mode importer over the files its
     inbox receives (until None), each result sent back as it is known."""
+    # The fork copied the parent's connection objects, and with them any socket still open
+    # (a connection the parent holds in a transaction is never really closed): a query here
+    # would run inside the parent's session. Forget them without closing (closing would end
+    # the parent's session too); this process connects afresh.
+    connections._connections = Local(connections.thread_critical)
     try:
         importer = Importer(**options, refresh=refresh, shared=True)
         importer.run_sources(
