@@ -49,6 +49,8 @@ from catalogue.services import (
 from omnium.conditional import conditional
 from omnium.filters import unknown_parameters
 from omnium.pagination import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
     PAGE_SIZE_DESCRIPTION,
     CountedPagePagination,
     StableCursorPagination,
@@ -98,20 +100,39 @@ class LocationViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return Location.objects.visible().select_related("retailer").order_by("iata", "code")
 
+    @property
+    def paginator(self):
+        # What a shop carries can run to thousands: its detail pages its listings with a
+        # cursor by product name, then id; the list of shops is small and counted.
+        if not hasattr(self, "_paginator"):
+            if self.action == "retrieve":
+                self._paginator = StableCursorPagination()
+                self._paginator.ordering = ("product_name", "id")
+            else:
+                self._paginator = CountedPagePagination()
+        return self._paginator
+
     @extend_schema(
         operation_id="v1_airports_retrieve",
         parameters=[
             OpenApiParameter("cursor", str, description="The pagination cursor value."),
-            OpenApiParameter("page_size", int, description=PAGE_SIZE_DESCRIPTION),
+            OpenApiParameter(
+                "page_size",
+                {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_PAGE_SIZE,
+                    "default": DEFAULT_PAGE_SIZE,
+                },
+                description=PAGE_SIZE_DESCRIPTION,
+            ),
         ],
         responses=LocationPageSerializer,
     )
     def retrieve(self, request, code=None):
         location = self.get_object()
         unknown_parameters(request.query_params.keys(), ("cursor", "page_size"))
-        # What a shop carries can run to thousands: a cursor by product name, then id.
-        paginator = StableCursorPagination()
-        paginator.ordering = ("product_name", "id")
+        paginator = self.paginator
         listings = location_listings(location).annotate(product_name=F("product__name"))
         page = paginator.paginate_queryset(listings, request)
         response = paginator.get_paginated_response(LocationListingSerializer(page, many=True).data)
