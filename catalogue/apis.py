@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import F
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -11,6 +11,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from accounts.acting import request_actors
+from catalogue.api_examples import PRODUCT_EXAMPLE, PRODUCTS_EXAMPLE
 from catalogue.filters import ProductFilter
 from catalogue.freshness import product_freshness
 from catalogue.models import (
@@ -57,6 +58,7 @@ from omnium.pagination import (
 )
 
 
+@extend_schema_view(list=extend_schema(examples=[PRODUCTS_EXAMPLE]))
 class ProductViewSet(viewsets.ReadOnlyModelViewSet):
     """Products with at least one visible listing. A merged id answers under its survivor."""
 
@@ -67,7 +69,7 @@ class ProductViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return Product.objects.visible().select_related("brand", "line").order_by("name", "id")
 
-    @extend_schema(responses=ProductDetailSerializer)
+    @extend_schema(responses=ProductDetailSerializer, examples=[PRODUCT_EXAMPLE])
     @conditional(product_freshness, cache_seconds=300)
     def retrieve(self, request, pk=None):
         product = product_resolve(pk)

@@ -28,6 +28,7 @@ from omnium.conditional import conditional
 from omnium.exceptions import ParameterError
 from omnium.filters import unknown_parameters
 from omnium.pagination import CountedPagePagination
+from sports.api_examples import COMPETITIONS_EXAMPLE, FIXTURES_EXAMPLE
 from sports.filters import CompetitionFilter, FixtureFilter, ParticipantFilter, TimelineFilter
 from sports.freshness import fixture_freshness
 from sports.models import (
@@ -108,7 +109,9 @@ class SportViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Competition nodes (canonical), in tree order"),
+    list=extend_schema(
+        summary="Competition nodes (canonical), in tree order", examples=[COMPETITIONS_EXAMPLE]
+    ),
 )
 class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = CompetitionSerializer
@@ -214,7 +217,7 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Fixtures (canonical), by start time"),
+    list=extend_schema(summary="Fixtures (canonical), by start time", examples=[FIXTURES_EXAMPLE]),
 )
 class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = FixtureSerializer

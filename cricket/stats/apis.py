@@ -20,6 +20,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from cricket.api_examples import CAREER_EXAMPLE, LEADERBOARD_EXAMPLE
 from cricket.freshness import career_freshness, leaderboard_freshness
 from cricket.stats.aggregates import career_count, careers
 from cricket.stats.models import DatasetRelease, DatasetReleaseJob
@@ -141,6 +142,7 @@ class _LeaderboardApi(ApiView):
 @extend_schema(
     summary="Batting leaderboard (most runs by default) for a scope",
     responses=LeaderboardPageSerializer,
+    examples=[LEADERBOARD_EXAMPLE],
 )
 class BattingLeaderboardApi(_LeaderboardApi):
     default_ordering = "-runs"
@@ -161,6 +163,7 @@ class PlayerCareerApi(ApiView):
     @extend_schema(
         summary="A cricket player's career: per format, the super-over scope, latest innings",
         responses=PlayerCareerSerializer,
+        examples=[CAREER_EXAMPLE],
     )
     @conditional(_career_state, cache_seconds=300)
     def get(self, request: Request, pk) -> Response:
