@@ -32,6 +32,16 @@ PAGED = [e.path for e in LISTS if e.style != "whole"]
 # Lists a client can call without naming a record in the path: checked by calling them.
 CALLABLE = [path for path in PAGED if "{" not in path]
 
+# Public reads a client can call without naming a record or a required parameter: their
+# cache headers are checked by calling them.
+PUBLIC_READS = sorted(
+    path
+    for path, item in DOCUMENT["paths"].items()
+    if item.get("get", {}).get("security") == []
+    and "{" not in path
+    and not any(p.get("required") for p in item["get"].get("parameters", []))
+)
+
 # A name another list might use for a shared parameter, and the shared name (docs/api.md).
 # One of these may stay on a list only while it is deprecated (marked so in the schema).
 SYNONYMS = {
@@ -170,6 +180,20 @@ def test_every_list_refuses_an_unknown_parameter_naming_it(path, staff):
     assert [(e.get("parameter"), e["code"]) for e in response.json()["errors"]] == [
         ("colour", "unknown")
     ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", PUBLIC_READS)
+def test_every_public_read_is_cacheable_and_varies_on_credentials(path, staff):
+    anonymous = APIClient(REMOTE_ADDR="192.0.2.21").get(path)
+    signed_in = staff.get(path)
+    where = f"GET {path}"
+    assert anonymous.status_code == signed_in.status_code == 200, where
+    assert anonymous["Cache-Control"] == "public, max-age=60", where
+    assert signed_in["Cache-Control"] == "private, no-cache", where
+    for response in (anonymous, signed_in):
+        vary = {v.strip() for v in response["Vary"].split(",")}
+        assert {"Accept", "Authorization", "Cookie"} <= vary, where
 
 
 def test_the_table_of_lists_in_the_docs_matches_the_urlconf():
