@@ -132,3 +132,7 @@ bench-batches: services ## Benchmark: a reviewed batch (submit, validate, publis
 
 bench-search: services ## Benchmark: site search (dev data, 100k products) p50/p95 vs a plain ILIKE
 	$(PY) bench/search.py $(BENCH_ARGS)
+
+.PHONY: api-lists
+api-lists: ## Rewrite docs/api.md's table of list endpoints from the URLconf (a test checks it)
+	DEBUG=$${DEBUG:-true} $(MANAGE) api_lists --write

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import F
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -11,6 +11,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from accounts.acting import request_actors
+from catalogue.api_examples import PRODUCT_EXAMPLE, PRODUCTS_EXAMPLE
 from catalogue.filters import ProductFilter
 from catalogue.freshness import product_freshness
 from catalogue.models import (
@@ -49,12 +50,15 @@ from catalogue.services import (
 from omnium.conditional import conditional
 from omnium.filters import unknown_parameters
 from omnium.pagination import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
     PAGE_SIZE_DESCRIPTION,
     CountedPagePagination,
     StableCursorPagination,
 )
 
 
+@extend_schema_view(list=extend_schema(examples=[PRODUCTS_EXAMPLE]))
 class ProductViewSet(viewsets.ReadOnlyModelViewSet):
     """Products with at least one visible listing. A merged id answers under its survivor."""
 
@@ -65,7 +69,7 @@ class ProductViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return Product.objects.visible().select_related("brand", "line").order_by("name", "id")
 
-    @extend_schema(responses=ProductDetailSerializer)
+    @extend_schema(responses=ProductDetailSerializer, examples=[PRODUCT_EXAMPLE])
     @conditional(product_freshness, cache_seconds=300)
     def retrieve(self, request, pk=None):
         product = product_resolve(pk)
@@ -98,20 +102,39 @@ class LocationViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return Location.objects.visible().select_related("retailer").order_by("iata", "code")
 
+    @property
+    def paginator(self):
+        # What a shop carries can run to thousands: its detail pages its listings with a
+        # cursor by product name, then id; the list of shops is small and counted.
+        if not hasattr(self, "_paginator"):
+            if self.action == "retrieve":
+                self._paginator = StableCursorPagination()
+                self._paginator.ordering = ("product_name", "id")
+            else:
+                self._paginator = CountedPagePagination()
+        return self._paginator
+
     @extend_schema(
         operation_id="v1_airports_retrieve",
         parameters=[
             OpenApiParameter("cursor", str, description="The pagination cursor value."),
-            OpenApiParameter("page_size", int, description=PAGE_SIZE_DESCRIPTION),
+            OpenApiParameter(
+                "page_size",
+                {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_PAGE_SIZE,
+                    "default": DEFAULT_PAGE_SIZE,
+                },
+                description=PAGE_SIZE_DESCRIPTION,
+            ),
         ],
         responses=LocationPageSerializer,
     )
     def retrieve(self, request, code=None):
         location = self.get_object()
         unknown_parameters(request.query_params.keys(), ("cursor", "page_size"))
-        # What a shop carries can run to thousands: a cursor by product name, then id.
-        paginator = StableCursorPagination()
-        paginator.ordering = ("product_name", "id")
+        paginator = self.paginator
         listings = location_listings(location).annotate(product_name=F("product__name"))
         page = paginator.paginate_queryset(listings, request)
         response = paginator.get_paginated_response(LocationListingSerializer(page, many=True).data)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalogue.models import (
@@ -60,6 +61,10 @@ class PriceSerializer(serializers.Serializer):
 class ListingPriceSerializer(serializers.ModelSerializer):
     location = LocationSerializer()
     latest = PriceSerializer(allow_null=True)
+    # Not a URLField: a listing whose source gives no page has "" (the model's blank).
+    url = serializers.CharField(
+        read_only=True, help_text="The shop's page for this listing; empty when it has none."
+    )
 
     class Meta:
         model = Listing
@@ -72,6 +77,7 @@ class ProductDetailSerializer(ProductListSerializer):
     class Meta(ProductListSerializer.Meta):
         fields = [*ProductListSerializer.Meta.fields, "abv", "size_ml", "prices"]
 
+    @extend_schema_field(ListingPriceSerializer(many=True))
     def get_prices(self, product: Product) -> list[dict]:
         # many=True makes .data a list; the stubs type it as one row's dict.
         return ListingPriceSerializer(self.context["comparison"], many=True).data  # type: ignore[return-value]

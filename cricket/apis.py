@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.acting import request_actors
+from cricket.api_examples import SCORECARD_EXAMPLE
 from cricket.corrections import (
     CorrectionConflict,
     delivery_correct,
@@ -93,6 +94,7 @@ class FixtureScorecardApi(ApiView):
         summary="A cricket fixture's scorecard, read from its statistic lines (derived from "
         "its live deliveries; stale lines are rebuilt before they are read)",
         responses=ScorecardSerializer,
+        examples=[SCORECARD_EXAMPLE],
     )
     @conditional(scorecard_freshness, cache_seconds=300)
     def get(self, request: Request, pk) -> Response:

@@ -76,12 +76,14 @@ def _page_schema(schema: dict, *, counted: bool = False) -> dict:
             "nullable": True,
             "format": "uri",
             "description": "The next page's URL; null on the last page.",
+            "example": "https://omnium.example/api/v1/fixtures/?cursor=cD0yMDI0LTExLTEw",
         },
         "previous": {
             "type": "string",
             "nullable": True,
             "format": "uri",
             "description": "The previous page's URL; null on the first page.",
+            "example": None,
         },
         "results": schema,
     }

@@ -21,6 +21,7 @@ from __future__ import annotations
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 from rest_framework import serializers
+from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import SAFE_METHODS, AllowAny
 
 from omnium.exceptions import STATUS_CODES, PayloadTooLarge
@@ -196,8 +197,15 @@ class OmniumAutoSchema(AutoSchema):
             return None
         if self.is_public():
             operation["security"] = []
+        for parameter in operation.get("parameters", []):
+            # The convention for a parameter kept under the deprecation policy (docs/api.md):
+            # its help text starts "Deprecated", and the schema marks it so.
+            if parameter.get("description", "").startswith("Deprecated"):
+                parameter["deprecated"] = True
         paginator = getattr(self.view, "paginator", None)
-        if getattr(self.view, "query_serializer_class", None) is not None and paginator:
+        # A generic list gets its paging parameters from drf-spectacular; a computed list
+        # (an ApiView with a pagination_class) from its paginator here.
+        if paginator is not None and not isinstance(self.view, GenericAPIView):
             parameters = operation.setdefault("parameters", [])
             known = {p["name"] for p in parameters}
             parameters.extend(

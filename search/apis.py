@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from omnium.exceptions import ParameterError
 from search.selectors import GROUP_KEYS, site_search
 from search.serializers import SearchAnswerSerializer, SearchParamsSerializer
 
@@ -32,13 +32,14 @@ class SearchApi(APIView):
     def get(self, request: Request) -> Response:
         unknown = sorted(set(request.query_params) - set(PARAMETERS))
         if unknown:
-            raise ValidationError(
-                {
+            raise ParameterError(
+                problems={
                     name: [f"Unknown parameter; this endpoint takes {', '.join(PARAMETERS)}."]
                     for name in unknown
                 }
             )
         params = SearchParamsSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
+        if not params.is_valid():
+            raise ParameterError(problems=params.errors)
         answer = site_search(params.validated_data["q"], group=params.validated_data.get("kind"))
         return Response(SearchAnswerSerializer(answer).data)

@@ -28,6 +28,7 @@ from omnium.conditional import conditional
 from omnium.exceptions import ParameterError
 from omnium.filters import unknown_parameters
 from omnium.pagination import CountedPagePagination
+from sports.api_examples import COMPETITIONS_EXAMPLE, FIXTURES_EXAMPLE
 from sports.filters import CompetitionFilter, FixtureFilter, ParticipantFilter, TimelineFilter
 from sports.freshness import fixture_freshness
 from sports.models import (
@@ -108,7 +109,9 @@ class SportViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Competition nodes (canonical), in tree order"),
+    list=extend_schema(
+        summary="Competition nodes (canonical), in tree order", examples=[COMPETITIONS_EXAMPLE]
+    ),
 )
 class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = CompetitionSerializer
@@ -116,6 +119,9 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = UUID_PATTERN
     cursor_ordering = ("tree_order",)
     cursor_orderings: dict | None = None
+    # Set on the tables (actions): why the list is answered whole (omnium.api_lists).
+    small_fixed_list = ""
+    list_order = ""
 
     def get_queryset(self):
         if self.action == "fixtures":
@@ -167,6 +173,7 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def _table(self, request: Request, pk, kind: str, url_name: str) -> Response:
+        unknown_parameters(request.query_params.keys(), ())
         node: Competition = get_object_or_404(Competition.objects.all(), pk=pk)
         if node.merged_into_id is not None:
             return _moved_to_survivor(request, Competition, node.pk, url_name)
@@ -178,7 +185,14 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         "gold, then silver, then bronze; equal counts share a rank.",
         responses={200: MedalRowSerializer(many=True), 301: MOVED},
     )
-    @action(detail=True, url_path="medal-table", pagination_class=None, filterset_class=None)
+    @action(
+        detail=True,
+        url_path="medal-table",
+        pagination_class=None,
+        filterset_class=None,
+        small_fixed_list="one row per country with a medal",
+        list_order="gold, then silver, then bronze",
+    )
     def medal_table(self, request: Request, pk=None) -> Response:
         return self._table(request, pk, TableKind.MEDALS, "competition-medal-table")
 
@@ -190,13 +204,20 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         "table (as /cricket/competitions/{id}/points-table/), never goal columns.",
         responses={200: StandingRowSerializer(many=True), 301: MOVED},
     )
-    @action(detail=True, url_path="standings", pagination_class=None, filterset_class=None)
+    @action(
+        detail=True,
+        url_path="standings",
+        pagination_class=None,
+        filterset_class=None,
+        small_fixed_list="one row per side of the league",
+        list_order="the competition's points and tie-breaks",
+    )
     def standings(self, request: Request, pk=None) -> Response:
         return self._table(request, pk, TableKind.STANDINGS, "competition-standings")
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Fixtures (canonical), by start time"),
+    list=extend_schema(summary="Fixtures (canonical), by start time", examples=[FIXTURES_EXAMPLE]),
 )
 class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = FixtureSerializer

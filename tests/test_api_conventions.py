@@ -231,3 +231,12 @@ def test_an_anonymous_read_is_publicly_cacheable_and_varies_on_credentials(api, 
 def test_a_signed_in_read_is_private(editor_client, fixtures):
     response = editor_client.get(f"{API}/fixtures/")
     assert response["Cache-Control"] == "private, no-cache"
+
+
+@pytest.mark.parametrize("table", ["medal-table", "standings"])
+def test_a_table_refuses_an_unknown_parameter_naming_it(api, table):
+    import uuid
+
+    response = api.get(f"{API}/competitions/{uuid.uuid4()}/{table}/", {"colour": "red"})
+    assert response.status_code == 400
+    assert _problem(response) == ("colour", "unknown")

@@ -14,10 +14,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import GenericAPIView
+from rest_framework.mixins import ListModelMixin
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from cricket.api_examples import CAREER_EXAMPLE, LEADERBOARD_EXAMPLE
 from cricket.freshness import career_freshness, leaderboard_freshness
 from cricket.stats.aggregates import career_count, careers
 from cricket.stats.models import DatasetRelease, DatasetReleaseJob
@@ -45,6 +48,7 @@ from cricket.stats.serializers import (
     ReleaseRequestSerializer,
     TracePageSerializer,
     TraceQuerySerializer,
+    leaderboard_query,
 )
 from omnium.apis import ApiView
 from omnium.auth import signed_in
@@ -138,9 +142,11 @@ class _LeaderboardApi(ApiView):
 @extend_schema(
     summary="Batting leaderboard (most runs by default) for a scope",
     responses=LeaderboardPageSerializer,
+    examples=[LEADERBOARD_EXAMPLE],
 )
 class BattingLeaderboardApi(_LeaderboardApi):
     default_ordering = "-runs"
+    query_serializer_class = leaderboard_query("-runs")
 
 
 @extend_schema(
@@ -149,6 +155,7 @@ class BattingLeaderboardApi(_LeaderboardApi):
 )
 class BowlingLeaderboardApi(_LeaderboardApi):
     default_ordering = "-wickets"
+    query_serializer_class = leaderboard_query("-wickets")
     minimum = {"bowling_innings": 1}
 
 
@@ -156,6 +163,7 @@ class PlayerCareerApi(ApiView):
     @extend_schema(
         summary="A cricket player's career: per format, the super-over scope, latest innings",
         responses=PlayerCareerSerializer,
+        examples=[CAREER_EXAMPLE],
     )
     @conditional(_career_state, cache_seconds=300)
     def get(self, request: Request, pk) -> Response:
@@ -175,6 +183,7 @@ class PlayerCareerApi(ApiView):
 class FigureTraceApi(ApiView):
     query_serializer_class = TraceQuerySerializer
     pagination_class = PositionCursorPagination
+    list_order = "fixture start, then ball order"
 
     @extend_schema(
         summary="The live deliveries behind one of a player's figures, with their submissions",
@@ -199,15 +208,17 @@ class FigureTraceApi(ApiView):
         return Response(TracePageSerializer(data).data)
 
 
-class DatasetReleaseListApi(ApiView):
-    permission_classes = (IsStatisticsStaff,)
+class DatasetReleaseListApi(ListModelMixin, GenericAPIView):
+    """Releases are appended and never change: a keyset cursor, newest first."""
 
-    @extend_schema(
-        summary="Dataset releases, newest first", responses=DatasetReleaseSerializer(many=True)
-    )
+    permission_classes = (IsStatisticsStaff,)
+    queryset = DatasetRelease.objects.all()
+    serializer_class = DatasetReleaseSerializer
+    cursor_ordering = ("-created_at", "-id")
+
+    @extend_schema(summary="Dataset releases, newest first")
     def get(self, request: Request) -> Response:
-        releases = DatasetRelease.objects.all()[:100]
-        return Response(DatasetReleaseSerializer(releases, many=True).data)
+        return self.list(request)
 
     @extend_schema(
         summary="Request a dataset release (built by a background job)",

@@ -2,8 +2,12 @@
 
 Public reads of public fixtures only. Every parameter is validated by
 ``records_filter_from_params``: an unknown parameter or a bad value is a 400 naming it.
-Lists are cursor-paginated over the record's own order (record first, a unique tie-break
-last), so a page costs the same deep in the list as at its head.
+Lists are cursor-paginated (``omnium.pagination.StableCursorPagination``) over the record's
+own order (record first, a unique tie-break last), so a page costs the same deep in the
+list as at its head.
+
+The cricket format filter is ``format``, as on every other cricket list; ``match_type`` is
+its deprecated old name here (docs/api.md), and the two must agree when both are given.
 """
 
 from __future__ import annotations
@@ -18,12 +22,18 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from cricket.points import points_table
 from cricket.stats.partnerships import records_ensure
 from cricket.stats.records import KIND_EXTRAS, KINDS, record_rows, records_decorate
-from cricket.stats.records_filters import FORMATS, GENDERS, records_filter_from_params
+from cricket.stats.records_filters import (
+    FILTER_PARAMS,
+    FORMATS,
+    GENDERS,
+    records_filter_from_params,
+)
+from omnium.apis import ApiView
+from omnium.exceptions import ParameterError
 from omnium.pagination import StableCursorPagination
 from sports.models import Competition
 from sports.querysets import follow_merges
@@ -31,7 +41,13 @@ from sports.querysets import follow_merges
 TRANSPORT = ("cursor", "page_size")
 
 FILTER_PARAMETERS = [
-    OpenApiParameter("match_type", str, description=f"One of {', '.join(FORMATS)}, any case."),
+    OpenApiParameter("format", str, description=f"One of {', '.join(FORMATS)}, any case."),
+    OpenApiParameter(
+        "match_type",
+        str,
+        deprecated=True,
+        description="Deprecated: the old name of `format` (docs/api.md).",
+    ),
     OpenApiParameter("gender", str, enum=list(GENDERS)),
     OpenApiParameter("season", str, description="2019 or 2019/20, as the source writes it."),
     OpenApiParameter("competition", OpenApiTypes.UUID, description="A node and its subtree."),
@@ -40,15 +56,8 @@ FILTER_PARAMETERS = [
     OpenApiParameter("opposition", str, description="The other side's name or id."),
     OpenApiParameter("date_from", OpenApiTypes.DATE),
     OpenApiParameter("date_to", OpenApiTypes.DATE),
-    OpenApiParameter("cursor", str, description="The cursor of the next or previous page."),
-    OpenApiParameter("page_size", int, description="Rows per page (default 50, at most 200)."),
 ]
 WICKET_PARAMETER = OpenApiParameter("wicket", int, description="Only stands for this wicket.")
-
-
-class RecordsCursorPagination(StableCursorPagination):
-    page_size = 50
-    max_page_size = 200
 
 
 class _Batter(serializers.Serializer):
@@ -112,13 +121,31 @@ class RecordPageSerializer(serializers.Serializer):
     results = RecordRowSerializer(many=True)
 
 
-def record_page(request: Request, view: APIView, kind: str) -> Response:
+def _filter_params(params) -> dict[str, Any]:
+    """The records filter's parameters, ``format`` read as the filter's ``match_type``."""
+    values = {name: params.get(name) for name in params}
+    given, old = values.pop("format", None), values.get("match_type")
+    if given:
+        if old and old.lower() != given.lower():
+            raise ParameterError(
+                "match_type", "disagrees with format (match_type is its deprecated name)."
+            )
+        values["match_type"] = given
+    return values
+
+
+def record_page(request: Request, view: ApiView, kind: str) -> Response:
     """Validate, make the derived rows current, page and decorate one record kind."""
-    rf = records_filter_from_params(
-        request.query_params, extra=KIND_EXTRAS.get(kind), ignore=TRANSPORT
-    )
+    params = _filter_params(request.query_params)
+    try:
+        rf = records_filter_from_params(params, extra=KIND_EXTRAS.get(kind), ignore=TRANSPORT)
+    except ValidationError as exc:
+        problems = exc.message_dict
+        if "format" in request.query_params and "match_type" in problems:
+            problems["format"] = problems.pop("match_type")
+        raise ParameterError(problems=problems) from exc
     records_ensure()
-    paginator = RecordsCursorPagination()
+    paginator = view.paginator
     paginator.ordering = KINDS[kind].ordering
     page = paginator.paginate_queryset(record_rows(kind, rf), request, view=view) or []
     data: dict[str, Any] = {
@@ -132,7 +159,19 @@ def record_page(request: Request, view: APIView, kind: str) -> Response:
     return Response(RecordPageSerializer(data).data)
 
 
-class RecordListApi(APIView):
+class _RecordsApi(ApiView):
+    """A record list: the records filter's parameters (validated by the filter itself, so
+    a value outside a kind's extras is refused there) and the keyset cursor."""
+
+    pagination_class = StableCursorPagination
+    list_order = "the record's own: best first, ties by a unique key"
+
+    def query_parameter_names(self) -> set[str]:
+        extras = {name for names in KIND_EXTRAS.values() for name in names}
+        return super().query_parameter_names() | set(FILTER_PARAMS) | {"format"} | extras
+
+
+class RecordListApi(_RecordsApi):
     @extend_schema(
         summary="A cricket record under a filter, best first, each row linked to its scorecard",
         description="Kinds: "
@@ -151,7 +190,7 @@ class RecordListApi(APIView):
         return record_page(request, self, kind)
 
 
-class PartnershipListApi(APIView):
+class PartnershipListApi(_RecordsApi):
     @extend_schema(
         summary="Partnerships under a filter, highest first (per wicket with wicket=N)",
         description="A stand is two batters together at the crease, derived from the ball "
@@ -186,7 +225,10 @@ class PointsRowSerializer(serializers.Serializer):
     adjustment = serializers.IntegerField(required=False)
 
 
-class PointsTableApi(APIView):
+class PointsTableApi(ApiView):
+    small_fixed_list = "one row per side of the competition"
+    list_order = "points, then net run rate"
+
     @extend_schema(
         summary="A cricket competition's points table with net run rate",
         description="Points per result from the competition's config (default win 2, tie 1, "
@@ -196,10 +238,6 @@ class PointsTableApi(APIView):
         responses=PointsRowSerializer(many=True),
     )
     def get(self, request: Request, pk: Any) -> Response:
-        if request.query_params:
-            raise ValidationError(
-                {name: "unknown parameter; this table takes none" for name in request.query_params}
-            )
         survivor = follow_merges(Competition, pk)
         node: Competition = get_object_or_404(
             Competition.objects.filter(sport__code="cricket"), pk=survivor

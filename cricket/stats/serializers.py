@@ -371,6 +371,19 @@ class LeaderboardQuerySerializer(ScopeQuerySerializer):
     )
 
 
+def leaderboard_query(default: str) -> type[LeaderboardQuerySerializer]:
+    """The leaderboard's query with its own default ordering (documented as the default)."""
+    field = serializers.ChoiceField(
+        choices=LEADERBOARD_ORDERINGS,
+        required=False,
+        default=default,
+        help_text=f"A figure or name, '-' for descending (default {default}); ties by name, "
+        "then id.",
+    )
+    name = f"Leaderboard{default.strip('-').title()}QuerySerializer"
+    return type(name, (LeaderboardQuerySerializer,), {"ordering": field})
+
+
 class TraceQuerySerializer(ScopeQuerySerializer):
     figure = serializers.ChoiceField(choices=list(TRACEABLE))
 

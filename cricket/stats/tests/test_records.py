@@ -314,3 +314,24 @@ def test_the_command_refuses_an_unknown_kind_naming_it(docs):
 def test_the_command_refuses_a_bad_value_naming_the_option(docs):
     with pytest.raises(CommandError, match="format"):
         call_command("cricket_records", "highest-innings", "--format", "T21")
+
+
+def test_format_is_the_records_format_filter_and_match_type_its_old_name(anon_client, docs):
+    by_format = _get(anon_client, "highest-totals", format="odi")
+    assert {r["match_type"] for r in by_format} == {"ODI"}
+    assert by_format == _get(anon_client, "highest-totals", match_type="ODI")
+
+
+def test_a_bad_format_is_a_400_naming_format(anon_client, docs):
+    response = anon_client.get(
+        reverse("cricket-records", args=["highest-totals"]), {"format": "T21"}
+    )
+    assert response.status_code == 400
+    assert error_names(response) == {"format"}
+
+
+def test_format_and_its_old_name_must_agree(anon_client, docs):
+    url = reverse("cricket-records", args=["highest-totals"])
+    response = anon_client.get(url, {"format": "T20", "match_type": "ODI"})
+    assert response.status_code == 400
+    assert error_names(response) == {"match_type"}
