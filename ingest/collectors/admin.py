@@ -6,6 +6,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
+from accounts.models import JobKind
+from accounts.services import job_targets_register
 from catalogue.collection_records import CollectionRun, RawRecord, RejectedObservation, Source
 from ingest.collectors.services import source_set_enabled
 from omnium.console import (
@@ -110,3 +112,14 @@ class RawRecordAdmin(ReadOnlyAdmin):
     list_select_related = ["listing", "listing__location", "run", "run__source"]
     show_full_result_count = False
     paginator = EstimatedCountPaginator
+
+
+def _collectable() -> list[tuple[str, str]]:
+    """The sources the console may start a collection job on: enabled, with a feed file."""
+    rows = Source.objects.filter(enabled=True).exclude(feed_path="").order_by("slug")
+    return [
+        (str(pk), f"{name} ({slug})") for pk, slug, name in rows.values_list("pk", "slug", "name")
+    ]
+
+
+job_targets_register(JobKind.COLLECT, _collectable)

@@ -26,6 +26,7 @@ from curation.tasks import suggest_candidates
 from ingest.collectors.adapters import adapter_for, resolve_path
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError, FeedRow, Rejection
+from omnium.progress import ProgressCallback
 
 
 class SourceDisabled(Exception):
@@ -213,7 +214,7 @@ def source_collect(
     path: str | Path | None = None,
     actor: User | None = None,
     triggered_by: str = "",
-    progress: Callable[[int], None] | None = None,
+    progress: ProgressCallback | None = None,
     suggest: bool = False,
 ) -> Collected:
     """Collect one feed file for ``source``: the one collection path of the CLI, Celery and
@@ -224,6 +225,9 @@ def source_collect(
     reason and the run carries on. Collecting the same file again writes no new listing,
     product or observation. Not atomic as a whole on purpose: the run row and every row
     already written stay, so a crash leaves an honest, failed run behind.
+
+    ``progress`` (``omnium.progress``) is told the file's row count first (one extra read
+    of the file, without writing), then the rows read so far after each row.
 
     With ``suggest`` (the CLI and the Celery task ask for it), a succeeded run sends the
     suggest task: what the new rows suggest waits for a person, in a task of its own, so a
@@ -241,7 +245,7 @@ def _collect(
     source: Source,
     path: str | Path | None,
     triggered_by: str,
-    progress: Callable[[int], None] | None,
+    progress: ProgressCallback | None,
 ) -> CollectionRun:
     if not source.enabled:
         raise SourceDisabled(source)
@@ -263,6 +267,9 @@ def _collect(
         fx_fetched_at=timezone.now(),
         triggered_by=triggered_by[:200],
     )
+    if progress:
+        total = sum(1 for _ in adapter.rows(file_path, mapping=source.mapping))
+        progress(0, total=total, step=f"collecting {file_path.name}")
     tally = _Tally()
     book = catalogue_services.identity_book()
     fx = catalogue_services.FxBook()
