@@ -21,7 +21,7 @@ from omnium.testing import celery_worker_start, celery_worker_stop
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-ROWS = 3000
+ROWS = 400
 
 
 def _wait(what, predicate, timeout: float = 120.0):
@@ -38,7 +38,7 @@ def test_a_console_collection_shows_progress_survives_a_killed_worker_and_retrie
     editor, tmp_path, settings
 ):
     feed = tmp_path / "feed.csv"
-    lines = "".join(f"K{i},Maison{i % 7} Eau No {i} EDT {50 + i % 3 * 25} ml\n" for i in range(ROWS))
+    lines = "".join(f"K{i},Maison{i % 7} Eau No {i} EDT 100 ml\n" for i in range(ROWS))
     feed.write_text("sku,name\n" + lines, encoding="utf-8")
     source = Source.objects.create(
         slug="jobs-feed",
