@@ -8,11 +8,13 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.permissions import IsAuthenticated
 
-from accounts.models import Job, JobKind, JobState
+from accounts.models import Job, JobKind, JobState, User
 
 
 class JobSerializer(serializers.ModelSerializer):
-    started_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    started_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     percent = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="Whole percent done; null while unknown."
     )

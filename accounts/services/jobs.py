@@ -123,12 +123,12 @@ def job_start(
     return job
 
 
-def _send(name: str, args: list, kwargs: dict, options: dict) -> None:
+def _send(name: str, args: list[str], kwargs: dict[str, str], options: dict[str, Any]) -> None:
     # A task this process has loaded is applied as itself (so eager mode and routes hold);
     # one it has not is sent by name.
     task = current_app.tasks.get(name)
     if task is not None:
-        task.apply_async(args=args, kwargs=kwargs, **options)
+        task.apply_async(args=tuple(args), kwargs=kwargs, **options)
     else:
         current_app.send_task(name, args=args, kwargs=kwargs, **options)
 

@@ -289,7 +289,13 @@ class _ItemProgress:
     """A phase's progress over a batch's items: those before the checkpoint count as done
     (a resumed phase starts where the last worker stopped). Two queries when asked."""
 
-    def __init__(self, batch: Batch, checkpoint: BatchCheckpoint, progress, step: str) -> None:
+    def __init__(
+        self,
+        batch: Batch,
+        checkpoint: BatchCheckpoint,
+        progress: ProgressCallback | None,
+        step: str,
+    ) -> None:
         self.progress = progress
         if progress is None:
             return
