@@ -289,3 +289,15 @@ def test_the_schema_documents_the_jobs():
     assert "/api/v1/jobs/" in schema["paths"] and "/api/v1/jobs/{id}/" in schema["paths"]
     params = {p["name"] for p in schema["paths"]["/api/v1/jobs/"]["get"]["parameters"]}
     assert {"state", "kind", "cursor", "page_size"} <= params
+
+
+def test_the_command_line_rebuild_is_a_job_with_its_steps_and_counts():
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("rebuild_cricket_statistics", verbosity=0, stdout=out)
+    job = Job.objects.get()
+    assert (job.kind, job.via, job.state) == (JobKind.STATISTICS_REBUILD, "cli", "succeeded")
+    assert (job.done, job.total, job.step) == (3, 3, "done")
+    assert set(job.result) == {"lines", "snapshots", "records"}
+    assert "line rows" in out.getvalue()
