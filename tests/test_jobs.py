@@ -301,3 +301,32 @@ def test_the_command_line_rebuild_is_a_job_with_its_steps_and_counts():
     assert (job.done, job.total, job.step) == (3, 3, "done")
     assert set(job.result) == {"lines", "snapshots", "records"}
     assert "line rows" in out.getvalue()
+
+
+def test_the_sources_page_starts_a_collection_job_for_an_editor_only(editor, reviewer):
+    from catalogue.collection_records import Source
+    from catalogue.tests.factories import LocationFactory
+
+    location = LocationFactory()
+    fed = Source.objects.create(
+        slug="fed", name="Fed", feed_format="generic_csv", location=location, feed_path="f.csv"
+    )
+    bare = Source.objects.create(
+        slug="bare", name="Bare", feed_format="generic_csv", location=location
+    )
+    sources = reverse("admin:catalogue_source_changelist")
+    chosen = {"action": "collect_sources", "_selected_action": [str(fed.pk), str(bare.pk)]}
+    _console(reviewer).post(sources, chosen)
+    assert not Job.objects.exists()
+    response = _console(editor).post(sources, chosen, follow=True)
+    job = Job.objects.get()
+    assert (job.kind, job.target, job.started_by, job.via) == (
+        "collect",
+        str(fed.pk),
+        editor,
+        "console",
+    )
+    text = response.content.decode()
+    assert (
+        "1 collection(s) queued" in text and "Not started (disabled, or no feed file): bare" in text
+    )
