@@ -22,8 +22,8 @@ def suggest_outcome(report: SuggestReport) -> dict:
 
 # The registered name predates this app: ingest sends it after every collection, and a
 # message already waiting in the broker names the task by it.
-@shared_task(name="catalogue.suggest_candidates", bind=True, acks_late=True)
-def suggest_candidates(self, job_id: str | None = None) -> dict:
+@shared_task(name="catalogue.suggest_candidates", acks_late=True)
+def suggest_candidates(job_id: str | None = None) -> dict:
     """Run after each collection (and as a job from the console): queue what the new rows
     suggest for a person, at every level."""
     outcome: dict = {}
@@ -32,5 +32,5 @@ def suggest_candidates(self, job_id: str | None = None) -> dict:
         outcome.update(suggest_outcome(candidates_suggest(progress=progress)))
         return outcome
 
-    job_execute(job_id, work, task_id=self.request.id or "")
+    job_execute(job_id, work)
     return outcome

@@ -43,8 +43,8 @@ def collect_outcome(source: Source, *, triggered_by: str, progress: Progress | N
     return outcome
 
 
-@shared_task(name="ingest.collect_source", bind=True, acks_late=True)
-def collect_source(self, source_id: str, job_id: str | None = None) -> dict:
+@shared_task(name="ingest.collect_source", acks_late=True)
+def collect_source(source_id: str, job_id: str | None = None) -> dict:
     """Collect one source; with ``job_id``, as that job (its progress and result)."""
     source = Source.objects.get(pk=source_id)
     outcome: dict = {}
@@ -53,7 +53,7 @@ def collect_source(self, source_id: str, job_id: str | None = None) -> dict:
         outcome.update(collect_outcome(source, triggered_by="celery", progress=progress))
         return outcome
 
-    job_execute(job_id, work, task_id=self.request.id or "")
+    job_execute(job_id, work)
     return outcome
 
 

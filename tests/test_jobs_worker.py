@@ -21,7 +21,9 @@ from omnium.testing import celery_worker_start, celery_worker_stop
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-ROWS = 400
+# Enough rows that the first write after a second still finds the run mid-way on a fast
+# machine (about 600 rows a second), few enough for a loaded one (about 40).
+ROWS = 800
 
 
 def _wait(what, predicate, timeout: float = 120.0):

@@ -20,6 +20,7 @@ import datetime as dt
 import os
 import socket
 import threading
+import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -105,6 +106,8 @@ def job_start(
     if kind in TARGETED and not target:
         raise ValidationError({"target": f"A {JobKind(kind).label.lower()} job names its row."})
     # The job row names who started it (``started_by``); it is its own record of that.
+    # The task's id is chosen here, so the job names it before the task is even sent.
+    task_id = str(uuid.uuid4()) if enqueue else ""
     job = Job.objects.create(
         kind=kind,
         started_by=actor,
@@ -112,11 +115,13 @@ def job_start(
         target=target,
         target_label=target_label[:200],
         retry_of=retry_of,
+        task_id=task_id,
     )
     if enqueue:
         queue = getattr(settings, "JOBS_QUEUE", None)
         if queue and "queue" not in options:
             options["queue"] = queue
+        options["task_id"] = task_id
         pk = str(job.pk)
         args = [target] if target else []
         transaction.on_commit(lambda: _send(JOB_TASKS[kind], args, {"job_id": pk}, options))
@@ -217,7 +222,6 @@ def job_execute(
     work: Callable[[Progress], Mapping[str, Any] | None],
     *,
     bar: Any = None,
-    task_id: str = "",
     retry_on: tuple[type[BaseException], ...] = (),
 ) -> Job | None:
     """Run ``work(progress)`` as job ``job_id`` and record the outcome: its returned dict as
@@ -238,7 +242,6 @@ def job_execute(
         started_at=now,
         heartbeat_at=now,
         worker=_worker_name(),
-        task_id=task_id[:64],
         error="",
     )
     if not started:

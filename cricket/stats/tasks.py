@@ -42,8 +42,8 @@ def statistics_rebuild_everything(*, reason: str, actor: str, progress: Progress
     return {"lines": lines, "snapshots": snapshots, "records": records}
 
 
-@shared_task(name="cricket.statistics_rebuild", bind=True, acks_late=True)
-def statistics_rebuild_task(self, job_id: str | None = None) -> dict:
+@shared_task(name="cricket.statistics_rebuild", acks_late=True)
+def statistics_rebuild_task(job_id: str | None = None) -> dict:
     """Rebuild every cricket statistic (a console button's job, or the scheduler's)."""
     outcome: dict = {}
 
@@ -55,5 +55,5 @@ def statistics_rebuild_task(self, job_id: str | None = None) -> dict:
         )
         return outcome
 
-    job_execute(job_id, work, task_id=self.request.id or "")
+    job_execute(job_id, work)
     return outcome

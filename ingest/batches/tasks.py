@@ -42,7 +42,7 @@ def batch_validate_task(self, batch_id: str, job_id: str | None = None) -> str:
         )
         return {"state": state[0]}
 
-    job = job_execute(job_id, work, task_id=self.request.id or "", retry_on=_RETRIED)
+    job = job_execute(job_id, work, retry_on=_RETRIED)
     return state[0] if state else (job.result.get("state", "") if job else "")
 
 
@@ -66,7 +66,7 @@ def batch_publish_task(self, batch_id: str, job_id: str | None = None) -> str:
         )
         return {"state": state[0]}
 
-    job = job_execute(job_id, work, task_id=self.request.id or "", retry_on=_RETRIED)
+    job = job_execute(job_id, work, retry_on=_RETRIED)
     return state[0] if state else (job.result.get("state", "") if job else "")
 
 

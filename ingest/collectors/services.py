@@ -12,7 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import JobKind, User
+from accounts.services import job_start
 from catalogue import services as catalogue_services
 from catalogue.collection_records import (
     CollectionRun,
@@ -22,7 +23,6 @@ from catalogue.collection_records import (
     Source,
 )
 from catalogue.models import Location, ObservationSourceKind
-from curation.tasks import suggest_candidates
 from ingest.collectors.adapters import adapter_for, resolve_path
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError, FeedRow, Rejection
@@ -236,7 +236,9 @@ def source_collect(
     """
     run = _collect(source=source, path=path, triggered_by=triggered_by, progress=progress)
     if suggest and run.status == RunStatus.SUCCEEDED:
-        return Collected(run=run, suggest_task_id=suggest_candidates.delay().id)
+        # What the new rows suggest is a job of its own (the console lists it).
+        job = job_start(kind=JobKind.SUGGEST, actor=actor, via="celery")
+        return Collected(run=run, suggest_task_id=job.task_id)
     return Collected(run=run)
 
 
