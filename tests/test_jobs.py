@@ -330,3 +330,15 @@ def test_the_sources_page_starts_a_collection_job_for_an_editor_only(editor, rev
     assert (
         "1 collection(s) queued" in text and "Not started (disabled, or no feed file): bare" in text
     )
+
+
+def test_the_api_list_costs_the_same_queries_for_one_job_or_many(
+    editor, django_assert_max_num_queries
+):
+    client = _api(editor)
+    _jobs(1, started_by=editor)
+    with django_assert_max_num_queries(6) as one:
+        assert client.get(API).status_code == 200
+    _jobs(20, started_by=editor)
+    with django_assert_max_num_queries(len(one)):
+        assert len(client.get(API).data["results"]) == 21
