@@ -691,3 +691,7 @@ class AccessHistoryAdmin(AdministratorsOnly, admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+
+# The job pages (their own module: the long work of every app, not accounts' rows).
+from accounts import job_admin  # noqa: E402, F401

@@ -1,5 +1,10 @@
 """API routes of the accounts app (mounted under /api/v1/ by omnium/urls.py)."""
 
-from django.urls import path  # noqa: F401
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list = []
+from accounts.job_apis import JobViewSet
+
+router = SimpleRouter()
+router.register("jobs", JobViewSet, basename="job")
+
+urlpatterns = router.urls

@@ -54,6 +54,7 @@ _READ_ALL = {app: READ for app in CURATED_APPS}
 # off every list but the administrator's.
 _SUBMITTER_MODELS = frozenset({"ingest.Batch", "ingest.StoredObject"})
 _REVIEWER_MODELS = _SUBMITTER_MODELS | {
+    "accounts.Job",
     "ingest.BatchParticipantOnboardingTask",
     "curation.MergeCandidate",
     "catalogue.Brand",

@@ -8,7 +8,6 @@ accepting a pair does belongs to the app that registered the level (``curation.r
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +19,7 @@ from accounts.models import User
 from accounts.services import audit_record
 from curation.models import MergeCandidate
 from curation.registry import level_resolver, registered_levels, registered_proposers
+from omnium.progress import ProgressCallback
 
 # Reviewers, editors and administrators decide queued pairs (the role groups' permission).
 DECIDE_PERMISSION = "curation.change_mergecandidate"
@@ -153,7 +153,7 @@ class SuggestReport:
 
 @transaction.atomic
 def candidates_suggest(
-    *, actor: User | None = None, progress: Callable[[int], None] | None = None
+    *, actor: User | None = None, progress: ProgressCallback | None = None
 ) -> SuggestReport:
     """Run every registered proposer (every level) and queue what they propose.
 
@@ -173,7 +173,9 @@ def candidates_suggest(
     }
     new: dict[tuple[str, str, str], MergeCandidate] = {}
     n = 0
-    for _, proposer in registered_proposers():
+    for name, proposer in registered_proposers():
+        if progress:
+            progress(n, step=f"rule {name}")
         for proposal in proposer():
             n += 1
             report.by_rule[proposal.rule] = report.by_rule.get(proposal.rule, 0) + 1

@@ -141,7 +141,7 @@ TAGS = {
     "curation": "The merge-candidate queue.",
     "batches": "Staged match files: submission, review, onboarding.",
     "discussions": "Threads, comments, notifications, articles, client surfaces.",
-    "accounts": "The API's entry point and who is asking.",
+    "accounts": "The API's entry point, who is asking, and the long work (jobs) they follow.",
     "releases": "Cricket dataset releases (staff).",
 }
 

@@ -322,7 +322,13 @@ CELERY_BEAT_SCHEDULE = {
     "prune-api-usage": {"task": "accounts.api_usage_prune", "schedule": 3600},
     # Stored objects past their retention: bytes deleted, metadata rows kept.
     "expire-stored-objects": {"task": "ingest.stored_objects_expire", "schedule": 3600},
+    # Jobs whose worker died mid-way (no heartbeat for JOBS_STALE_SECONDS): marked failed.
+    "sweep-stale-jobs": {"task": "accounts.jobs_sweep_stale", "schedule": 60},
 }
+# Jobs (accounts.services.jobs): a running job's worker touches it every
+# JOBS_HEARTBEAT_SECONDS; one silent for JOBS_STALE_SECONDS is marked failed, worker lost.
+JOBS_HEARTBEAT_SECONDS = env_int("JOBS_HEARTBEAT_SECONDS", 30, minimum=1)
+JOBS_STALE_SECONDS = env_int("JOBS_STALE_SECONDS", 300, minimum=10)
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured(
         "CELERY_TASK_TIME_LIMIT: must be greater than CELERY_TASK_SOFT_TIME_LIMIT."

@@ -141,14 +141,11 @@ def pytest_configure(config):
     config.pluginmanager.register(_DatabaseAsApplicationRole(), "omnium-database-roles")
 
 
-@pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker):
-    """A real ``celery worker`` process on a queue of its own, pointed at the test database.
-
-    Tasks must be sent with ``queue=worker.queue`` (or routed there) to reach it. Tests that
-    need the worker to see their rows use ``transactional_db`` so the rows are committed.
-    """
-    queue = f"test-{uuid.uuid4().hex[:12]}"
+def celery_worker_start(queue: str | None = None) -> subprocess.Popen:
+    """Start a real ``celery worker`` process on a queue of its own (``process.queue``),
+    pointed at the test database. The caller stops it (a test that kills a worker mid-way
+    starts one of its own with this; the rest share ``celery_worker_process``)."""
+    queue = queue or f"test-{uuid.uuid4().hex[:12]}"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "omnium.settings_test",
@@ -180,15 +177,31 @@ def celery_worker_process(django_db_setup, django_db_blocker):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    process.queue = queue
+    process.queue = queue  # type: ignore[attr-defined]
+    return process
+
+
+def celery_worker_stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """A real ``celery worker`` process on a queue of its own, pointed at the test database.
+
+    Tasks must be sent with ``queue=worker.queue`` (or routed there) to reach it. Tests that
+    need the worker to see their rows use ``transactional_db`` so the rows are committed.
+    """
+    process = celery_worker_start()
     try:
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        celery_worker_stop(process)
 
 
 # --- Browser tests -------------------------------------------------------------------------

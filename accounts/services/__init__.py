@@ -32,6 +32,15 @@ from accounts.services.api_usage import (
     usage_bucket,
 )
 from accounts.services.audit import access_history_record, audit_record
+from accounts.services.jobs import (
+    JOB_TASKS,
+    job_execute,
+    job_retry,
+    job_start,
+    job_targets,
+    job_targets_register,
+    jobs_sweep_stale,
+)
 from accounts.services.mail import email_send_reserve, mail_cap
 from accounts.services.preferences import preference_mail_set
 from accounts.services.sessions import acting_as_start, acting_as_stop, session_revoke
@@ -57,6 +66,7 @@ __all__ = [
     "API_CONSUMER_FIELDS",
     "API_KEY_PREFIX_BYTES",
     "API_USAGE_MINUTE_RETENTION",
+    "JOB_TASKS",
     "TOKEN_LIFETIME",
     "Admission",
     "access_history_record",
@@ -81,6 +91,12 @@ __all__ = [
     "api_usage_prune",
     "audit_record",
     "email_send_reserve",
+    "job_execute",
+    "job_retry",
+    "job_start",
+    "job_targets",
+    "job_targets_register",
+    "jobs_sweep_stale",
     "mail_cap",
     "password_reset_request",
     "preference_mail_set",

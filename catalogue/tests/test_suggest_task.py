@@ -1,10 +1,9 @@
 """``suggest`` runs as a Celery task after each collection."""
 
-from types import SimpleNamespace
-
 import pytest
 from django.core.management import call_command
 
+from accounts.models import Job, JobKind, JobState
 from catalogue.collection_records import Source
 from catalogue.tests.factories import LocationFactory
 from curation.models import MergeCandidate
@@ -32,28 +31,25 @@ def feed_source(tmp_path, slug):
     )
 
 
+def _suggest_jobs():
+    return list(Job.objects.filter(kind=JobKind.SUGGEST))
+
+
 @pytest.mark.django_db
-def test_a_succeeded_collection_sends_the_suggest_task(tmp_path, monkeypatch):
-    sent = []
-
-    def delay():
-        sent.append("suggest")
-        return SimpleNamespace(id="suggest-1")
-
-    monkeypatch.setattr(suggest_candidates, "delay", delay)
+def test_a_succeeded_collection_sends_the_suggest_task(tmp_path):
+    # Sent as a job of its own once the collection's last row commits.
     outcome = tasks.collect_source(str(feed_source(tmp_path, "feed-a").pk))
-    assert sent == ["suggest"]
-    assert outcome["suggest_task"] == "suggest-1"
+    (job,) = _suggest_jobs()
+    assert (job.via, job.state) == ("celery", JobState.QUEUED)
+    assert outcome["suggest_task"] == job.task_id
 
 
 @pytest.mark.django_db
-def test_a_disabled_source_sends_no_suggest_task(tmp_path, monkeypatch):
-    sent = []
-    monkeypatch.setattr(suggest_candidates, "delay", lambda: sent.append("suggest"))
+def test_a_disabled_source_sends_no_suggest_task(tmp_path):
     source = feed_source(tmp_path, "feed-b")
     Source.objects.filter(pk=source.pk).update(enabled=False)
     tasks.collect_source(str(source.pk))
-    assert sent == []
+    assert _suggest_jobs() == []
 
 
 @pytest.mark.worker
@@ -71,24 +67,19 @@ def test_a_real_worker_queues_candidates_after_collecting(celery_worker_process,
 
 
 @pytest.mark.django_db
-def test_the_collect_command_sends_the_suggest_task_too(tmp_path, monkeypatch):
-    sent = []
-
-    def delay():
-        sent.append("suggest")
-        return SimpleNamespace(id="suggest-2")
-
-    monkeypatch.setattr(suggest_candidates, "delay", delay)
+def test_the_collect_command_sends_the_suggest_task_too(tmp_path):
     feed_source(tmp_path, "feed-cli")
     call_command("collect", "feed-cli", verbosity=0)
-    assert sent == ["suggest"]
+    assert len(_suggest_jobs()) == 1
+    # The command's own run is a job too, run where it was typed.
+    collected = Job.objects.get(kind=JobKind.COLLECT)
+    assert (collected.via, collected.state, collected.percent) == ("cli", JobState.SUCCEEDED, 100)
+    assert collected.result["rows_read"] == 2
 
 
 @pytest.mark.django_db
-def test_the_collect_command_sends_no_suggest_task_for_a_disabled_source(tmp_path, monkeypatch):
-    sent = []
-    monkeypatch.setattr(suggest_candidates, "delay", lambda: sent.append("suggest"))
+def test_the_collect_command_sends_no_suggest_task_for_a_disabled_source(tmp_path):
     source = feed_source(tmp_path, "feed-cli-off")
     Source.objects.filter(pk=source.pk).update(enabled=False)
     call_command("collect", "feed-cli-off", verbosity=0)
-    assert sent == []
+    assert _suggest_jobs() == []

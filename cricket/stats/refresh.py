@@ -42,6 +42,7 @@ from cricket.stats.models import (
     StatisticsRefresh,
     StatisticsRefreshDependency,
 )
+from omnium.progress import ProgressCallback
 from sports.models import Submission
 from sports.services.common import Actor, actor_label, audit_person
 
@@ -274,13 +275,20 @@ def statistics_invalidate_all(*, reason: str, actor: Actor) -> int:
     return removed
 
 
-def statistics_rebuild_all(*, reason: str, actor: Actor) -> tuple[int, int]:
+def statistics_rebuild_all(
+    *, reason: str, actor: Actor, progress: ProgressCallback | None = None
+) -> tuple[int, int]:
     """Rebuild every line and every snapshot set-based (after a bulk corpus load, or to
-    recover from anything). Returns (line rows, snapshot rows)."""
+    recover from anything). Returns (line rows, snapshot rows). ``progress`` hears of the
+    two steps (lines, then snapshots) as 0 and 1 of 2."""
     if not (reason or "").strip():
         raise ValidationError("statistics_rebuild_all: a reason is required.")
     with transaction.atomic():
+        if progress:
+            progress(0, total=2, step="lines")
         lines = lines_rebuild_all()
+        if progress:
+            progress(1, step="snapshots")
         snapshots = snapshots_rebuild()
         StatisticsRefresh.objects.create(
             reason=f"rebuild all: {reason.strip()}"[:256],

@@ -280,7 +280,7 @@ class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
                         reason=form.cleaned_data["reason"],
                     )
                     if approve:
-                        publish_after_commit(batch)
+                        publish_after_commit(batch, actor=request.user, via="console")
                 done += 1
             except (PermissionDenied, ValidationError) as error:
                 text = error_text(error) if isinstance(error, ValidationError) else str(error)

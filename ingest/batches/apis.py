@@ -83,7 +83,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
                 competition=data.validated_data.get("competition"),
             )
             if created:
-                validate_after_commit(batch)
+                validate_after_commit(batch, actor=signed_in(request.user))
         return Response(
             BatchSerializer(batch).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
@@ -100,7 +100,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
                 batch=self.get_object(), reviewer=signed_in(request.user), **data.validated_data
             )
             if data.validated_data["approve"]:
-                publish_after_commit(batch)
+                publish_after_commit(batch, actor=signed_in(request.user))
         return Response(BatchSerializer(batch).data)
 
     @extend_schema(request=OnboardingAnswerSerializer, responses=OnboardingTaskSerializer)

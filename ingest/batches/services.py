@@ -60,6 +60,7 @@ from ingest.batches.permissions import (
 from ingest.cricsheet.importer import Importer, Outcome, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
+from omnium.progress import ProgressCallback
 from sports.models import (
     Competition,
     EntityType,
@@ -284,8 +285,38 @@ def local_worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+class _ItemProgress:
+    """A phase's progress over a batch's items: those before the checkpoint count as done
+    (a resumed phase starts where the last worker stopped). Two queries when asked."""
+
+    def __init__(
+        self,
+        batch: Batch,
+        checkpoint: BatchCheckpoint,
+        progress: ProgressCallback | None,
+        step: str,
+    ) -> None:
+        self.progress = progress
+        if progress is None:
+            return
+        self.total = batch.items.count()
+        self.done = batch.items.filter(ordinal__lte=checkpoint.ordinal).count()
+        progress(self.done, total=self.total, step=f"{step} items")
+
+    def one(self) -> None:
+        """One more item done."""
+        if self.progress is not None:
+            self.done += 1
+            self.progress(self.done)
+
+
 def batch_validate(
-    *, batch: Batch, actor: User | None = None, worker: str = "", lease: timedelta = LEASE
+    *,
+    batch: Batch,
+    actor: User | None = None,
+    worker: str = "",
+    lease: timedelta = LEASE,
+    progress: ProgressCallback | None = None,
 ) -> Batch:
     """Validate every item (contract, dismissal kinds, people, correction intent), one item
     per transaction with its checkpoint; ends awaiting review, or invalid when any item is.
@@ -293,7 +324,7 @@ def batch_validate(
     Like publication, the phase is leased: a second worker finding another's live lease
     is refused (``BatchLeaseHeld``) rather than validating the same items at once, and a
     worker that died leaves a lease that expires, after which the next one resumes from
-    the checkpoint."""
+    the checkpoint. ``progress`` hears of the items validated out of the batch's items."""
     worker = worker or local_worker()
     with transaction.atomic():
         batch = _locked(batch)
@@ -309,6 +340,7 @@ def batch_validate(
         checkpoint.save()
     kinds = set(DismissalKind.objects.values_list("name", flat=True))
     pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
+    counter = _ItemProgress(batch, checkpoint, progress, "validating")
     for item in pending.order_by("ordinal"):
         with transaction.atomic():
             checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)
@@ -316,6 +348,7 @@ def batch_validate(
             _validate_item(item, kinds=kinds)
             checkpoint.ordinal = item.ordinal
             checkpoint.save()
+        counter.one()
     with transaction.atomic():
         batch = _locked(batch)
         BatchCheckpoint.objects.filter(pk=checkpoint.pk, lease_owner=worker).update(
@@ -644,11 +677,18 @@ def batch_review(*, batch: Batch, reviewer: User, approve: bool, reason: str) ->
 # --- publish --------------------------------------------------------------------------------
 
 
-def batch_publish(*, batch: Batch, worker: str, lease: timedelta = LEASE) -> Batch:
+def batch_publish(
+    *,
+    batch: Batch,
+    worker: str,
+    lease: timedelta = LEASE,
+    progress: ProgressCallback | None = None,
+) -> Batch:
     """Publish an approved batch: one transaction per item (its fixture, the item's link
     and the checkpoint together), through the importer with the submitter as actor, so
     each submission names them and is accepted now. Resumable: items at or before the
-    checkpoint are skipped; a live lease of another worker refuses the call."""
+    checkpoint are skipped; a live lease of another worker refuses the call. ``progress``
+    hears of the items published out of the batch's items."""
     with transaction.atomic():
         batch = _locked(batch)
         if batch.state == BatchState.PUBLISHED:
@@ -679,6 +719,7 @@ def batch_publish(*, batch: Batch, worker: str, lease: timedelta = LEASE) -> Bat
         ),
     )
     pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
+    counter = _ItemProgress(batch, checkpoint, progress, "publishing")
     for item in pending.order_by("ordinal"):
         with transaction.atomic():
             checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)
@@ -686,6 +727,7 @@ def batch_publish(*, batch: Batch, worker: str, lease: timedelta = LEASE) -> Bat
             _publish_item(importer, item)
             checkpoint.ordinal = item.ordinal
             checkpoint.save()
+        counter.one()
     with transaction.atomic():
         batch = _locked(batch)
         _transition(batch, BatchState.PUBLISHED, reason=_publication_summary(batch))

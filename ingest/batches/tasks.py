@@ -7,10 +7,15 @@ from __future__ import annotations
 import os
 
 from celery import shared_task
-from django.db import transaction
 
+from accounts.models import Job, JobKind, User
+from accounts.services import job_execute, job_start
 from ingest.batches import services
 from ingest.batches.models import Batch
+from omnium.progress import Progress
+
+# A live lease of another worker: the task retries later, and so the job waits.
+_RETRIED = (services.BatchLeaseHeld,)
 
 
 def _worker(task) -> str:
@@ -25,10 +30,20 @@ def _worker(task) -> str:
     retry_backoff=30,
     max_retries=30,
 )
-def batch_validate_task(self, batch_id: str) -> str:
-    """Validate a received batch. While another worker's lease is live, retry later."""
+def batch_validate_task(self, batch_id: str, job_id: str | None = None) -> str:
+    """Validate a received batch (as job ``job_id`` when given). While another worker's
+    lease is live, retry later."""
     batch = Batch.objects.get(pk=batch_id)
-    return services.batch_validate(batch=batch, worker=_worker(self)).state
+    state: list[str] = []
+
+    def work(progress: Progress) -> dict:
+        state.append(
+            services.batch_validate(batch=batch, worker=_worker(self), progress=progress).state
+        )
+        return {"state": state[0]}
+
+    job = job_execute(job_id, work, retry_on=_RETRIED)
+    return state[0] if state else (job.result.get("state", "") if job else "")
 
 
 @shared_task(
@@ -39,19 +54,47 @@ def batch_validate_task(self, batch_id: str) -> str:
     retry_backoff=30,
     max_retries=30,
 )
-def batch_publish_task(self, batch_id: str) -> str:
-    """Publish an approved batch. While another worker's lease is live, retry later."""
+def batch_publish_task(self, batch_id: str, job_id: str | None = None) -> str:
+    """Publish an approved batch (as job ``job_id`` when given). While another worker's
+    lease is live, retry later."""
     batch = Batch.objects.get(pk=batch_id)
-    return services.batch_publish(batch=batch, worker=_worker(self)).state
+    state: list[str] = []
+
+    def work(progress: Progress) -> dict:
+        state.append(
+            services.batch_publish(batch=batch, worker=_worker(self), progress=progress).state
+        )
+        return {"state": state[0]}
+
+    job = job_execute(job_id, work, retry_on=_RETRIED)
+    return state[0] if state else (job.result.get("state", "") if job else "")
 
 
-def validate_after_commit(batch: Batch, **options) -> None:
-    """Queue validation once the transaction that staged the batch commits."""
-    pk = str(batch.pk)
-    transaction.on_commit(lambda: batch_validate_task.apply_async(args=(pk,), **options))
+def validate_after_commit(
+    batch: Batch, *, actor: User | None = None, via: str = "api", **options
+) -> Job:
+    """Start the batch's validation job: its task is queued once the transaction that staged
+    the batch commits."""
+    return job_start(
+        kind=JobKind.BATCH_VALIDATE,
+        actor=actor,
+        via=via,
+        target=batch.pk,
+        target_label=f"batch {str(batch.pk)[:8]}",
+        **options,
+    )
 
 
-def publish_after_commit(batch: Batch, **options) -> None:
-    """Queue publication once the transaction that approved the batch commits."""
-    pk = str(batch.pk)
-    transaction.on_commit(lambda: batch_publish_task.apply_async(args=(pk,), **options))
+def publish_after_commit(
+    batch: Batch, *, actor: User | None = None, via: str = "api", **options
+) -> Job:
+    """Start the batch's publication job: its task is queued once the transaction that
+    approved the batch commits."""
+    return job_start(
+        kind=JobKind.BATCH_PUBLISH,
+        actor=actor,
+        via=via,
+        target=batch.pk,
+        target_label=f"batch {str(batch.pk)[:8]}",
+        **options,
+    )

@@ -12,7 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import JobKind, User
+from accounts.services import job_start
 from catalogue import services as catalogue_services
 from catalogue.collection_records import (
     CollectionRun,
@@ -22,10 +23,10 @@ from catalogue.collection_records import (
     Source,
 )
 from catalogue.models import Location, ObservationSourceKind
-from curation.tasks import suggest_candidates
 from ingest.collectors.adapters import adapter_for, resolve_path
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError, FeedRow, Rejection
+from omnium.progress import ProgressCallback
 
 
 class SourceDisabled(Exception):
@@ -213,7 +214,7 @@ def source_collect(
     path: str | Path | None = None,
     actor: User | None = None,
     triggered_by: str = "",
-    progress: Callable[[int], None] | None = None,
+    progress: ProgressCallback | None = None,
     suggest: bool = False,
 ) -> Collected:
     """Collect one feed file for ``source``: the one collection path of the CLI, Celery and
@@ -225,6 +226,9 @@ def source_collect(
     product or observation. Not atomic as a whole on purpose: the run row and every row
     already written stay, so a crash leaves an honest, failed run behind.
 
+    ``progress`` (``omnium.progress``) is told the file's row count first (one extra read
+    of the file, without writing), then the rows read so far after each row.
+
     With ``suggest`` (the CLI and the Celery task ask for it), a succeeded run sends the
     suggest task: what the new rows suggest waits for a person, in a task of its own, so a
     slow or failed suggest never fails the collection. Called outside a transaction, as the
@@ -232,7 +236,9 @@ def source_collect(
     """
     run = _collect(source=source, path=path, triggered_by=triggered_by, progress=progress)
     if suggest and run.status == RunStatus.SUCCEEDED:
-        return Collected(run=run, suggest_task_id=suggest_candidates.delay().id)
+        # What the new rows suggest is a job of its own (the console lists it).
+        job = job_start(kind=JobKind.SUGGEST, actor=actor, via="celery")
+        return Collected(run=run, suggest_task_id=job.task_id)
     return Collected(run=run)
 
 
@@ -241,7 +247,7 @@ def _collect(
     source: Source,
     path: str | Path | None,
     triggered_by: str,
-    progress: Callable[[int], None] | None,
+    progress: ProgressCallback | None,
 ) -> CollectionRun:
     if not source.enabled:
         raise SourceDisabled(source)
@@ -263,6 +269,9 @@ def _collect(
         fx_fetched_at=timezone.now(),
         triggered_by=triggered_by[:200],
     )
+    if progress:
+        total = sum(1 for _ in adapter.rows(file_path, mapping=source.mapping))
+        progress(0, total=total, step=f"collecting {file_path.name}")
     tally = _Tally()
     book = catalogue_services.identity_book()
     fx = catalogue_services.FxBook()

@@ -1,6 +1,7 @@
 import pytest
 from celery.result import AsyncResult
 
+from accounts.models import Job
 from catalogue.collection_records import Source
 from catalogue.tests.factories import LocationFactory
 from ingest import tasks
@@ -8,7 +9,7 @@ from ingest import tasks
 pytestmark = pytest.mark.django_db
 
 
-def test_the_beat_task_skips_disabled_sources(monkeypatch):
+def test_the_beat_task_starts_a_job_for_each_enabled_source(monkeypatch):
     location = LocationFactory()
     on = Source.objects.create(
         slug="on", name="On", feed_format="generic_csv", location=location, feed_path="feeds/on.csv"
@@ -21,10 +22,9 @@ def test_the_beat_task_skips_disabled_sources(monkeypatch):
         feed_path="feeds/off.csv",
         enabled=False,
     )
-    sent = []
-    monkeypatch.setattr(tasks.collect_source, "delay", lambda source_id: sent.append(source_id))
     assert tasks.collect_enabled_sources() == ["on"]
-    assert sent == [str(on.pk)]
+    job = Job.objects.get()
+    assert (job.kind, job.target, job.via, job.state) == ("collect", str(on.pk), "beat", "queued")
 
 
 def test_the_collect_task_reports_a_disabled_source():

@@ -4,16 +4,18 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand
+from tqdm import tqdm
 
-from cricket.stats.partnerships import records_rebuild_all
-from cricket.stats.refresh import statistics_rebuild_all
+from accounts.models import JobKind
+from accounts.services import job_execute, job_start
+from cricket.stats.tasks import statistics_rebuild_everything
 
 
 class Command(BaseCommand):
     help = (
         "Rebuild the batting, bowling, fielding, team-innings and appearance lines of every "
         "public cricket fixture from the live deliveries, set-based, then every participant's "
-        "aggregate snapshots."
+        "aggregate snapshots, then the partnership and milestone records."
     )
 
     def add_arguments(self, parser):
@@ -21,13 +23,21 @@ class Command(BaseCommand):
         parser.add_argument("--actor", default="integration:cli")
 
     def handle(self, *args: Any, reason: str, actor: str, **options: Any) -> None:
+        # A job like the console's (the console lists it), run here rather than queued.
+        job = job_start(kind=JobKind.STATISTICS_REBUILD, actor=None, via="cli", enqueue=False)
+        bar = tqdm(desc="rebuild", unit=" steps", disable=options["verbosity"] < 1)
         started = time.perf_counter()
-        lines, snapshots = statistics_rebuild_all(reason=reason, actor=actor)
+        counts: dict = {}
+
+        def work(progress):
+            counts.update(
+                statistics_rebuild_everything(reason=reason, actor=actor, progress=progress)
+            )
+            return counts
+
+        job_execute(job.pk, work, bar=bar)
         self.stdout.write(
-            f"{lines} line rows, {snapshots} snapshot rows in {time.perf_counter() - started:.1f} s"
-        )
-        started = time.perf_counter()
-        records = records_rebuild_all()
-        self.stdout.write(
-            f"{records} partnership and milestone rows in {time.perf_counter() - started:.1f} s"
+            f"{counts['lines']} line rows, {counts['snapshots']} snapshot rows, "
+            f"{counts['records']} partnership and milestone rows "
+            f"in {time.perf_counter() - started:.1f} s"
         )

@@ -5,7 +5,10 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
+from accounts.models import JobKind
+from accounts.services import job_execute, job_start
 from curation.services import candidates_suggest
+from curation.tasks import suggest_outcome
 
 
 class Command(BaseCommand):
@@ -17,9 +20,14 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
+        # A job like the console's and the worker's, run here (the console lists it).
+        job = job_start(kind=JobKind.SUGGEST, actor=None, via="cli", enqueue=False)
         bar = tqdm(desc="suggest", unit=" pairs", disable=options["verbosity"] < 1)
-        try:
-            report = candidates_suggest(progress=lambda n: bar.update(n - bar.n))
-        finally:
-            bar.close()
-        self.stdout.write(report.line())
+        reports = []
+
+        def work(progress):
+            reports.append(candidates_suggest(progress=progress))
+            return suggest_outcome(reports[0])
+
+        job_execute(job.pk, work, bar=bar)
+        self.stdout.write(reports[0].line())

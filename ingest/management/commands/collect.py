@@ -6,10 +6,13 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from accounts.models import JobKind
+from accounts.services import job_execute, job_start
 from catalogue.collection_records import Source
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError
 from ingest.collectors.services import SourceDisabled, source_collect, source_register_builtin
+from ingest.tasks import run_counts
 
 
 class Command(BaseCommand):
@@ -26,26 +29,40 @@ class Command(BaseCommand):
             )
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
+        # The command line's run is a job too (the console lists it), run here, not queued.
+        job = job_start(
+            kind=JobKind.COLLECT,
+            actor=None,
+            via="cli",
+            target=found.pk,
+            target_label=found.slug,
+            enqueue=False,
+        )
         bar = tqdm(desc=f"collect {found.slug}", unit=" rows", disable=options["verbosity"] < 1)
+        collected: list = []
+
+        def work(progress):
+            collected.append(
+                source_collect(
+                    source=found,
+                    path=path,
+                    actor=None,
+                    triggered_by="manage.py collect",
+                    suggest=True,
+                    progress=progress,
+                ).run
+            )
+            return {"source": found.slug, **run_counts(collected[0])}
+
         try:
-            run = source_collect(
-                source=found,
-                path=path,
-                actor=None,
-                triggered_by="manage.py collect",
-                suggest=True,
-                progress=lambda n: bar.update(n - bar.n),
-            ).run
+            job_execute(job.pk, work, bar=bar)
         except SourceDisabled as exc:
-            bar.close()
             self.stdout.write(str(exc))
             return
         except (FeedError, ValidationError) as exc:
-            bar.close()
             messages = exc.messages if isinstance(exc, ValidationError) else [str(exc)]
             raise CommandError("; ".join(messages)) from exc
-        finally:
-            bar.close()
+        run = collected[0]
         skips = ", ".join(f"{k} {v}" for k, v in sorted(run.skip_counts.items())) or "none"
         self.stdout.write(
             f"{found.slug}: run {run.pk} {run.status}: {run.rows_read} rows, "
