@@ -489,9 +489,11 @@ class PriceObservation(models.Model):
     # The rate's own day and source (``FxRate.as_of``/``source``; "identity" for USD). Empty
     # on rows converted before rates were dated (the sample's old hand-entered rates).
     fx_as_of = models.DateField(null=True, blank=True)
-    fx_source = models.CharField(max_length=200, blank=True, default="")
+    fx_source = models.CharField(max_length=200, blank=True, default="", db_default="")
     # Set while there is no USD figure and a rate was looked for: why not (FxMissing).
-    fx_missing = models.CharField(max_length=20, choices=FxMissing.choices, blank=True, default="")
+    fx_missing = models.CharField(
+        max_length=20, choices=FxMissing.choices, blank=True, default="", db_default=""
+    )
     was_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     price_type = models.CharField(
         max_length=16, choices=PriceType.choices, default=PriceType.REGULAR
