@@ -97,6 +97,9 @@ class CollectionRun(models.Model):
     prices_already_known = models.PositiveIntegerField(default=0)
     skipped_no_price = models.PositiveIntegerField(default=0)
     rejected = models.PositiveIntegerField(default=0)
+    # Rows kept as listings whose price was refused (e.g. no time to date it by): each has
+    # a RejectedObservation too, but the row itself was not rejected.
+    prices_rejected = models.PositiveIntegerField(default=0, db_default=0)
     skip_counts = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     fx_source = models.CharField(max_length=200, blank=True)

@@ -90,6 +90,13 @@ class PriceType(models.TextChoices):
     MEMBER = "member", "Member price"
 
 
+class FxMissing(models.TextChoices):
+    """Why an observation has no USD figure; it is never converted by guess."""
+
+    NO_SOURCE = "no_source", "No rate source covers this currency"
+    NO_RATE_FOR_DAY = "no_rate_for_day", "No rate for this day or the business days before it"
+
+
 class ObservationSourceKind(models.TextChoices):
     FEED = "feed", "Retailer feed or price list"
     SCRAPE = "scrape", "Collected from a page"
@@ -452,8 +459,26 @@ class FxRate(models.Model):
         return f"{self.currency} {self.rate_to_usd} ({self.as_of})"
 
 
+# Every column of an observation except its USD conversion (price_usd, fx_rate, fx_as_of,
+# fx_source, fx_missing): what the append-only trigger keeps unchanged. A new column of
+# PriceObservation belongs here unless it is part of the conversion.
+SHOWN_COLUMNS = (
+    "id",
+    "listing_id",
+    "price",
+    "currency",
+    "was_price",
+    "price_type",
+    "in_stock",
+    "observed_at",
+    "run_id",
+    "source_kind",
+)
+
+
 class PriceObservation(models.Model):
-    """What one listing showed at one moment. Append-only: a price is never edited."""
+    """What one listing showed at one moment. Append-only: a price is never edited; the
+    USD columns of a row without USD are filled once, when its day's rate is known."""
 
     id = models.BigAutoField(primary_key=True)
     listing = models.ForeignKey(Listing, on_delete=models.PROTECT, related_name="observations")
@@ -461,6 +486,14 @@ class PriceObservation(models.Model):
     currency = models.CharField(max_length=3)
     price_usd = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     fx_rate = models.DecimalField(max_digits=18, decimal_places=8, null=True, blank=True)
+    # The rate's own day and source (``FxRate.as_of``/``source``; "identity" for USD). Empty
+    # on rows converted before rates were dated (the sample's old hand-entered rates).
+    fx_as_of = models.DateField(null=True, blank=True)
+    fx_source = models.CharField(max_length=200, blank=True, default="", db_default="")
+    # Set while there is no USD figure and a rate was looked for: why not (FxMissing).
+    fx_missing = models.CharField(
+        max_length=20, choices=FxMissing.choices, blank=True, default="", db_default=""
+    )
     was_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     price_type = models.CharField(
         max_length=16, choices=PriceType.choices, default=PriceType.REGULAR
@@ -501,12 +534,39 @@ class PriceObservation(models.Model):
                 | Q(price_usd__isnull=False, fx_rate__isnull=False),
                 name="catalogue_observation_usd_has_rate",
             ),
+            models.CheckConstraint(
+                condition=Q(fx_as_of__isnull=True, fx_source="")
+                | Q(fx_as_of__isnull=False, price_usd__isnull=False) & ~Q(fx_source=""),
+                name="catalogue_observation_rate_dated",
+            ),
+            models.CheckConstraint(
+                condition=Q(fx_missing="") | Q(price_usd__isnull=True),
+                name="catalogue_observation_flag_only_unconverted",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["fx_missing"],
+                name="catalogue_observation_fx_flag",
+                condition=~Q(fx_missing=""),
+            ),
         ]
         triggers = [
             never_truncated("price_observation_no_truncate"),
+            pgtrigger.Protect(name="price_observation_never_deleted", operation=pgtrigger.Delete),
+            # The one update allowed: the USD columns of a row that has no USD figure yet
+            # (the backfill, once a rate for its day is known; or its missing-rate flag).
+            # What was shown is never edited, and a USD figure, once written, never changes.
             pgtrigger.Protect(
                 name="price_observation_append_only",
-                operation=pgtrigger.Update | pgtrigger.Delete,
+                operation=pgtrigger.Update,
+                condition=pgtrigger.Condition(
+                    "OLD.price_usd IS NOT NULL OR ("
+                    + ", ".join(f"OLD.{c}" for c in SHOWN_COLUMNS)
+                    + ") IS DISTINCT FROM ("
+                    + ", ".join(f"NEW.{c}" for c in SHOWN_COLUMNS)
+                    + ")"
+                ),
             ),
         ]
 

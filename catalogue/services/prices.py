@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
@@ -11,7 +11,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from accounts.services import audit_record
+from catalogue.fx_sources import ECB_SOURCE, PEGS, ecb_currencies
 from catalogue.models import (
+    FxMissing,
     FxRate,
     Listing,
     ObservationSourceKind,
@@ -24,27 +26,85 @@ if TYPE_CHECKING:
     from accounts.models import User
 
 
+# The ECB publishes every TARGET business day; its longest closures (Easter, Christmas to
+# New Year) leave at most four days without a rate. A newest ECB rate older than this means
+# the installed history ends before the day: no rate for that day, not an old one.
+ECB_MAX_GAP = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class FxQuote:
+    """Dollars per unit of a currency on a day, from which dated rate."""
+
+    rate: Decimal
+    as_of: date
+    source: str
+
+
+def fx_day(when: datetime) -> date:
+    """The day an observation is converted at: its UTC date, the same at write time and in
+    the backfill (the database returns UTC)."""
+    return when.astimezone(UTC).date()
+
+
 class FxBook:
-    """Rates to USD for one run: the latest rate on or before the observed day."""
+    """Rates to USD for one run: the latest rate on or before the observed day (the nearest
+    earlier business day for the ECB's daily rates; a peg from the day it applies)."""
 
     def __init__(self) -> None:
-        self._cache: dict[tuple[str, object], FxRate | None] = {}
+        self._cache: dict[tuple[str, date], FxQuote | FxMissing] = {}
+        self._known: dict[str, bool] = {}
 
-    def rate(self, currency: str, when: datetime) -> tuple[Decimal, str] | None:
+    def convert(self, currency: str, when: datetime) -> FxQuote | FxMissing:
+        day = fx_day(when)
         if currency == "USD":
-            return Decimal(1), "identity"
-        day = when.date()
+            return FxQuote(Decimal(1), day, "identity")
         key = (currency, day)
         if key not in self._cache:
-            self._cache[key] = (
-                FxRate.objects.filter(currency=currency, as_of__lte=day)
-                .order_by("-as_of", "source")
-                .first()
+            self._cache[key] = self._look_up(currency, day)
+        return self._cache[key]
+
+    def _look_up(self, currency: str, day: date) -> FxQuote | FxMissing:
+        fx = (
+            FxRate.objects.filter(currency=currency, as_of__lte=day)
+            .order_by("-as_of", "source")
+            .first()
+        )
+        if fx is not None and not (fx.source == ECB_SOURCE and day - fx.as_of > ECB_MAX_GAP):
+            return FxQuote(fx.rate_to_usd, fx.as_of, fx.source)
+        if currency not in self._known:
+            self._known[currency] = (
+                currency in ecb_currencies()
+                or any(peg.currency == currency for peg in PEGS)
+                or FxRate.objects.filter(currency=currency).exists()
             )
-        fx = self._cache[key]
-        if fx is None:
+        return FxMissing.NO_RATE_FOR_DAY if self._known[currency] else FxMissing.NO_SOURCE
+
+    def rate(self, currency: str, when: datetime) -> tuple[Decimal, str] | None:
+        """The rate and a label naming its source and day, or None when there is none."""
+        quote = self.convert(currency, when)
+        if not isinstance(quote, FxQuote):
             return None
-        return fx.rate_to_usd, f"{fx.source} ({fx.as_of})"
+        return quote.rate, f"{quote.source} ({quote.as_of})"
+
+
+def usd_columns(price: Decimal, quote: FxQuote | FxMissing) -> dict[str, object]:
+    """The conversion columns of an observation of ``price`` under ``quote``."""
+    if not isinstance(quote, FxQuote):
+        return {
+            "price_usd": None,
+            "fx_rate": None,
+            "fx_as_of": None,
+            "fx_source": "",
+            "fx_missing": quote,
+        }
+    return {
+        "price_usd": (price * quote.rate).quantize(CENT, rounding=ROUND_HALF_UP),
+        "fx_rate": quote.rate,
+        "fx_as_of": quote.as_of,
+        "fx_source": quote.source,
+        "fx_missing": "",
+    }
 
 
 @dataclass(frozen=True)
@@ -71,17 +131,12 @@ def _append_observation(
         )
     if PriceObservation.objects.filter(listing=listing, observed_at=observed.observed_at).exists():
         return None
-    rate = (fx or FxBook()).rate(observed.currency, observed.observed_at)
-    price_usd = fx_rate = None
-    if rate is not None:
-        fx_rate = rate[0]
-        price_usd = (observed.price * fx_rate).quantize(CENT, rounding=ROUND_HALF_UP)
+    quote = (fx or FxBook()).convert(observed.currency, observed.observed_at)
     return PriceObservation.objects.create(
         listing=listing,
         price=observed.price,
         currency=observed.currency,
-        price_usd=price_usd,
-        fx_rate=fx_rate,
+        **usd_columns(observed.price, quote),
         was_price=observed.was_price,
         price_type=observed.price_type,
         in_stock=observed.in_stock,
@@ -108,8 +163,9 @@ def price_observation_record(
 ) -> PriceObservation | None:
     """Append what a listing showed at ``observed_at``; None if that moment is already known.
 
-    The currency is kept as shown; the USD figure uses the day's rate when one is known and
-    stays empty (never estimated) when none is.
+    The currency is kept as shown; the USD figure uses the day's rate when one is known,
+    with that rate's day and source, and stays empty (never estimated) when none is, with
+    the reason in ``fx_missing``.
     """
     observed = ObservedPrice(
         price=price,

@@ -34,10 +34,9 @@ def check(path: Path, *, mapping: dict) -> None:
     check_csv_header(path, required=COLUMNS)
 
 
-def _observed_at(text: str) -> datetime:
+def _observed_at(text: str) -> datetime | None:
     if not (text or "").strip():
-        # Without a time the price cannot be dated, and a re-run could not recognise it.
-        raise RowProblem("no_observed_at", "column 'lastUpdated' is empty")
+        return None
     match = _STAMP.match((text or "").strip())
     if not match or match["tz"] not in _TZ:
         raise RowProblem("bad_observed_at", f"column 'lastUpdated': {text!r} is not a time")
@@ -96,4 +95,9 @@ def rows(path: Path, *, mapping: dict) -> Iterator[FeedRow | Rejection]:
             currency=currency,
             in_stock=(available != "0") if available else None,
             observed_at=observed_at,
+            # Without a time the price cannot be dated, and a re-run could not recognise
+            # it: the listing is kept, its price is not.
+            price_problem=None
+            if observed_at
+            else ("no_observed_at", "column 'lastUpdated' is empty: listing kept, price not"),
         )

@@ -41,6 +41,9 @@ class FeedRow:
     in_stock: bool | None = None
     observed_at: datetime | None = None
     location_code: str = ""
+    # A price the row shows but that cannot be recorded (reason, sentence): the listing is
+    # still written, and the price is kept as a rejection of its own.
+    price_problem: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import date
-from decimal import Decimal
 
 from catalogue import services as catalogue_services
 from catalogue.collection_records import CollectionRun, RunStatus, Source
@@ -76,8 +75,10 @@ LOCATIONS = [
         True,
     ),
 ]
-FX = [("GBP", "1.25"), ("AED", "0.2723"), ("EUR", "1.08")]
-FX_SOURCE = "hand-entered round figures for the sample"
+# The sample's prices are dated 2026-01-05..13: the ECB's rates for those days (and the
+# week before, for the nearest earlier business day) and the pegs are loaded first, so
+# every price is converted as it is written.
+RATES_SINCE, RATES_UNTIL = date(2025, 12, 29), date(2026, 1, 13)
 
 
 def load_catalogue_sample() -> str:
@@ -104,10 +105,7 @@ def load_catalogue_sample() -> str:
             currency=currency,
             visible=visible,
         )
-    for currency, rate in FX:
-        catalogue_services.fx_rate_record(
-            currency=currency, rate_to_usd=Decimal(rate), as_of=date(2026, 1, 1), source=FX_SOURCE
-        )
+    catalogue_services.fx_rates_load(since=RATES_SINCE, until=RATES_UNTIL)
     source = Source.objects.filter(slug=SOURCE_SLUG).first()
     if source is None:
         source = Source.objects.create(

@@ -100,6 +100,7 @@ class _Tally:
     prices_already_known: int = 0
     skipped_no_price: int = 0
     rejected: int = 0
+    prices_rejected: int = 0
 
     def __post_init__(self) -> None:
         self.skips: Counter[str] = Counter()
@@ -153,11 +154,39 @@ def _write_row(
     fx: catalogue_services.FxBook,
     tally: _Tally,
 ) -> None:
-    """One row, all or nothing: the sighting service is the row's transaction."""
+    """One row, all or nothing: the sighting service is the row's transaction (with the
+    price's own rejection, when the row's price cannot be recorded)."""
+    if carries_prices and row.price_problem is not None:
+        with transaction.atomic():
+            _write_sighting(
+                row,
+                run=run,
+                source=source,
+                location=location,
+                price=None,
+                parser_version=parser_version,
+                book=book,
+                fx=fx,
+                tally=tally,
+            )
+            reason, message = row.price_problem
+            RejectedObservation.objects.create(
+                run=run,
+                stage=RejectionStage.COLLECT,
+                reason=reason,
+                message=message,
+                source_sku=row.source_sku[:200],
+                url=row.url,
+                row_number=row.row_number,
+                payload=row.payload,
+            )
+        tally.prices_rejected += 1
+        tally.skips[reason] += 1
+        return
     price = None
     if carries_prices:
-        # A price-carrying adapter rejects a row without its price or time (no_price,
-        # no_observed_at, or no time in the mapping) before it gets here.
+        # A price-carrying adapter rejects a row without its price (no_price, or no time in
+        # the mapping) before it gets here, or names the problem in ``price_problem``.
         assert row.price is not None and row.observed_at is not None
         price = catalogue_services.ObservedPrice(
             price=row.price,
@@ -168,6 +197,36 @@ def _write_row(
             run_id=run.pk,
             source_kind=ObservationSourceKind.FEED,
         )
+    result = _write_sighting(
+        row,
+        run=run,
+        source=source,
+        location=location,
+        price=price,
+        parser_version=parser_version,
+        book=book,
+        fx=fx,
+        tally=tally,
+    )
+    if carries_prices:
+        if result.price_written:
+            tally.prices_written += 1
+        else:
+            tally.prices_already_known += 1
+
+
+def _write_sighting(
+    row: FeedRow,
+    *,
+    run: CollectionRun,
+    source: Source,
+    location: Location,
+    price: catalogue_services.ObservedPrice | None,
+    parser_version: str,
+    book: catalogue_services.IdentityBook,
+    fx: catalogue_services.FxBook,
+    tally: _Tally,
+) -> catalogue_services.SightingResult:
     result = catalogue_services.listing_record_sighting(
         sighting=catalogue_services.Sighting(
             location=location,
@@ -189,14 +248,10 @@ def _write_row(
         ),
         fx=fx,
     )
-    if carries_prices:
-        if result.price_written:
-            tally.prices_written += 1
-        else:
-            tally.prices_already_known += 1
     tally.products_seen += 1
     tally.listings_created += result.listing_created
     tally.products_created += result.product_created
+    return result
 
 
 @dataclass(frozen=True)
@@ -347,6 +402,7 @@ def _finish(run: CollectionRun, tally: _Tally, *, status: str, error: str = "") 
         "prices_already_known",
         "skipped_no_price",
         "rejected",
+        "prices_rejected",
     ):
         setattr(run, name, getattr(tally, name))
     run.skip_counts = dict(tally.skips)

@@ -54,3 +54,22 @@ def test_red_label_sizes_are_three_products_of_one_line_in_the_sample():
     )
     assert products.count() == 3
     assert products.values("line").distinct().count() == 1
+
+
+def test_every_sample_price_has_usd_at_its_own_days_ecb_rate_or_the_dirham_peg():
+    from catalogue.fx_sources import ecb_currencies
+    from ingest.samples import _exchange_rates
+
+    load_catalogue_sample()
+    observations = PriceObservation.objects.all()
+    assert set(observations.values_list("currency", flat=True)) == {"GBP", "EUR", "AED"}
+    for observation in observations:
+        assert observation.price_usd is not None and observation.fx_missing == ""
+        if observation.currency in ecb_currencies():
+            assert observation.fx_source == "ecb"
+            day = observation.observed_at.date()
+            assert observation.fx_as_of <= day and (day - observation.fx_as_of).days <= 3
+        else:
+            assert (observation.fx_source, str(observation.fx_as_of)) == ("peg", "1997-12-01")
+    # make run's loader after the sample: nothing left to convert, nothing changes.
+    assert "0 converted, 0 flagged without a rate, 0 unchanged" in _exchange_rates()

@@ -2,12 +2,15 @@
 
 import csv
 from collections import Counter
+from datetime import UTC
 
 import pytest
 from django.db import transaction
 
 from catalogue.collection_records import RawRecord, RejectedObservation, RunStatus
+from catalogue.fx_sources import ecb_currencies
 from catalogue.models import Listing, PriceObservation, Product
+from catalogue.services import fx_rates_load, observation_days, price_observations_fill_usd
 from ingest.collectors.services import source_collect, source_register_builtin
 from ingest.tests.conftest import CATALOGUE_DATA
 
@@ -40,6 +43,11 @@ def dev_runs(django_db_setup, django_db_blocker):
             after_first = _state(source)
             second = source_collect(source=source).run
             runs[slug] = (source, first, second, after_first, _state(source))
+        # What make run's exchange-rate loader does after a collection: the ECB rates (and
+        # pegs) for the days the prices need, then USD for every price without it.
+        since, until = observation_days()
+        fx_rates_load(since=since, until=until)
+        price_observations_fill_usd()
         yield runs
         transaction.set_rollback(True)
 
@@ -70,8 +78,9 @@ def test_run_counts_match_the_file(collected_twice, catalogue_data):
         assert run.rows_read == rows
         assert run.products_seen + run.rejected == rows
         assert RawRecord.objects.filter(run=run).count() == run.products_seen
-        assert RejectedObservation.objects.filter(run=run).count() == run.rejected
-        assert sum(run.skip_counts.values()) == run.rejected
+        refused = run.rejected + run.prices_rejected
+        assert RejectedObservation.objects.filter(run=run).count() == refused
+        assert sum(run.skip_counts.values()) == refused
 
 
 def test_every_rejected_row_has_a_reason_and_its_payload(collected_twice):
@@ -87,6 +96,23 @@ def test_the_ebay_rows_without_a_time_are_rejected_as_such(dev_runs, db, catalog
     with path.open(encoding="utf-8") as handle:
         undated = sum(1 for row in csv.DictReader(handle) if not row["lastUpdated"].strip())
     assert run.skip_counts == {"no_observed_at": undated}
+    # Their listings are kept; only their prices are refused.
+    assert (run.rejected, run.prices_rejected) == (0, undated)
+    assert run.products_seen == run.rows_read
+
+
+def test_every_dev_feed_price_in_a_source_currency_has_usd_with_its_rate_date(dev_runs, db):
+    observations = PriceObservation.objects.filter(
+        listing__location__in=[source.location for source, *_ in dev_runs.values()]
+    )
+    currencies = set(observations.values_list("currency", flat=True))
+    assert {"EUR", "USD", "CAD"} <= currencies <= ecb_currencies() | {"USD"}
+    assert not observations.filter(price_usd__isnull=True).exists()
+    for currency, source, observed_at, as_of in observations.values_list(
+        "currency", "fx_source", "observed_at", "fx_as_of"
+    ):
+        assert source == ("identity" if currency == "USD" else "ecb")
+        assert 0 <= (observed_at.astimezone(UTC).date() - as_of).days <= 4
 
 
 def test_the_listed_layer_is_written_verbatim(dev_runs, db):

@@ -68,5 +68,6 @@ class Command(BaseCommand):
             f"{found.slug}: run {run.pk} {run.status}: {run.rows_read} rows, "
             f"{run.products_seen} listings seen ({run.listings_created} new), "
             f"{run.products_created} new products, {run.prices_written} prices written, "
-            f"{run.prices_already_known} already known, {run.rejected} rejected ({skips})"
+            f"{run.prices_already_known} already known, {run.rejected} rejected, "
+            f"{run.prices_rejected} prices refused on kept listings ({skips})"
         )
