@@ -502,7 +502,7 @@ def _worker(inbox, outbox, options: dict, refresh: bool) -> None:
     # (a connection the parent holds in a transaction is never really closed): a query here
     # would run inside the parent's session. Forget them without closing (closing would end
     # the parent's session too); this process connects afresh.
-    connections._connections = Local(connections.thread_critical)
+    connections._connections = Local(connections.thread_critical)  # type: ignore[attr-defined]
     try:
         importer = Importer(**options, refresh=refresh, shared=True)
         importer.run_sources(
