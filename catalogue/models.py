@@ -17,6 +17,8 @@ from simple_history.models import HistoricalRecords
 # The collection records (sources, runs, raw records, rejections) live in their own module;
 # importing it here registers them with the app.
 from catalogue import collection_records  # noqa: F401
+from catalogue.fx_records import CURRENCY_SHAPE
+from catalogue.fx_records import FxRate as FxRate
 from catalogue.querysets import (
     BrandQuerySet,
     ListingQuerySet,
@@ -32,9 +34,6 @@ def curated_history() -> HistoricalRecords:
     """Every change to a curated row, with the person (``_history_user``, else the request's
     user) and their reason (``_change_reason``); a rule's change names no one."""
     return HistoricalRecords(history_change_reason_field=models.TextField(null=True))
-
-
-CURRENCY_SHAPE = r"^[A-Z]{3}$"
 
 
 class Vertical(models.TextChoices):
@@ -430,33 +429,6 @@ class Listing(UUIDModel, TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.location.code}:{self.source_sku}"
-
-
-class FxRate(models.Model):
-    """How many US dollars one unit of ``currency`` bought on ``as_of``."""
-
-    currency = models.CharField(max_length=3)
-    rate_to_usd = models.DecimalField(max_digits=18, decimal_places=8)
-    as_of = models.DateField()
-    source = models.CharField(max_length=200)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["currency", "-as_of"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["currency", "as_of", "source"], name="catalogue_fxrate_unique_day"
-            ),
-            models.CheckConstraint(
-                condition=Q(rate_to_usd__gt=0), name="catalogue_fxrate_positive"
-            ),
-            models.CheckConstraint(
-                condition=Q(currency__regex=CURRENCY_SHAPE), name="catalogue_fxrate_currency_shape"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.currency} {self.rate_to_usd} ({self.as_of})"
 
 
 # Every column of an observation except its USD conversion (price_usd, fx_rate, fx_as_of,

@@ -283,7 +283,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     # One name for a choice set several fields share (the search result groups).
-    "ENUM_NAME_OVERRIDES": {"SearchGroupEnum": "search.selectors.GROUP_KEYS"},
+    "ENUM_NAME_OVERRIDES": {
+        "SearchGroupEnum": "search.selectors.GROUP_KEYS",
+        "JobStateEnum": "accounts.models.JobState",
+        "BatchStateEnum": "ingest.batches.models.BatchState",
+    },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
-import socket
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -57,6 +55,7 @@ from ingest.batches.permissions import (
     submit_batches_refusal,
     submit_refusal,
 )
+from ingest.batches.phases import ItemProgress, local_worker
 from ingest.cricsheet.importer import Importer, Outcome, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
@@ -280,36 +279,6 @@ def _same_package(batch: Batch, sha: str) -> Batch:
 # --- validate -------------------------------------------------------------------------------
 
 
-def local_worker() -> str:
-    """A lease holder's name for work run outside Celery (a command, a test)."""
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-class _ItemProgress:
-    """A phase's progress over a batch's items: those before the checkpoint count as done
-    (a resumed phase starts where the last worker stopped). Two queries when asked."""
-
-    def __init__(
-        self,
-        batch: Batch,
-        checkpoint: BatchCheckpoint,
-        progress: ProgressCallback | None,
-        step: str,
-    ) -> None:
-        self.progress = progress
-        if progress is None:
-            return
-        self.total = batch.items.count()
-        self.done = batch.items.filter(ordinal__lte=checkpoint.ordinal).count()
-        progress(self.done, total=self.total, step=f"{step} items")
-
-    def one(self) -> None:
-        """One more item done."""
-        if self.progress is not None:
-            self.done += 1
-            self.progress(self.done)
-
-
 def batch_validate(
     *,
     batch: Batch,
@@ -340,7 +309,7 @@ def batch_validate(
         checkpoint.save()
     kinds = set(DismissalKind.objects.values_list("name", flat=True))
     pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
-    counter = _ItemProgress(batch, checkpoint, progress, "validating")
+    counter = ItemProgress(batch, checkpoint, progress, "validating")
     for item in pending.order_by("ordinal"):
         with transaction.atomic():
             checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)
@@ -719,7 +688,7 @@ def batch_publish(
         ),
     )
     pending = batch.items.filter(ordinal__gt=checkpoint.ordinal).select_related("stored_object")
-    counter = _ItemProgress(batch, checkpoint, progress, "publishing")
+    counter = ItemProgress(batch, checkpoint, progress, "publishing")
     for item in pending.order_by("ordinal"):
         with transaction.atomic():
             checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)

@@ -65,7 +65,10 @@ def _archive_members() -> list[tuple[str, bytes]]:
 
 @pytest.fixture(scope="module")
 def sources():
-    return list(iter_sources([SAMPLES])) + _archive_members()
+    samples = list(iter_sources([SAMPLES]))
+    # An edge case the samples have since taken in is read from them, not twice.
+    have = {name.rsplit("/", 1)[-1] for name, _ in samples}
+    return samples + [(name, raw) for name, raw in _archive_members() if name not in have]
 
 
 def _import(sources):
