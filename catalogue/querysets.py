@@ -127,6 +127,61 @@ class ListingQuerySet(models.QuerySet):
 
 
 class PriceObservationQuerySet(models.QuerySet):
+    # Set by in_currency(): fetched observations get ``display_price`` (None when a rate it
+    # needs is unknown) and ``display_currency``.
+    _display_currency: str | None = None
+
+    def _clone(self):
+        clone = super()._clone()
+        clone._display_currency = self._display_currency
+        return clone
+
+    def _fetch_all(self):
+        fresh = self._result_cache is None
+        super()._fetch_all()
+        target = self._display_currency
+        if fresh and target is not None and self._result_cache:
+            rows = [o for o in self._result_cache if isinstance(o, models.Model)]
+            if rows:
+                _set_display_prices(rows, target)
+
     def latest_per_listing(self):
         """One row per listing, its newest observation (PostgreSQL DISTINCT ON)."""
         return self.order_by("listing_id", "-observed_at").distinct("listing_id")
+
+    def public(self) -> Self:
+        """Observations the public site shows: of visible listings of live products."""
+        return self.filter(
+            listing__ignored_at__isnull=True,
+            listing__location__visible=True,
+            listing__location__is_catalogue_only=False,
+        )
+
+    def of_product(self, product_id) -> Self:
+        """A product's observations at every location the public sees."""
+        listings = cast("ListingQuerySet", related_rows(self.model, "listing").all())
+        return self.filter(
+            listing__in=listings.visible().filter(product_id=product_id).values("pk")
+        )
+
+    def in_currency(self, target: str) -> Self:
+        """Each fetched observation with ``display_price`` in ``target`` (a currency code,
+        or ``rates.LISTED`` for the shop's own), at the rate of its own day. The rates come
+        in one query for the whole fetch (``catalogue.rates``), never one per row."""
+        clone = self.all()
+        clone._display_currency = target
+        return clone
+
+
+def _set_display_prices(observations, target: str) -> None:
+    from catalogue.rates import convert, rate_table
+
+    days = [o.observed_at.date() for o in observations]
+    table = rate_table(
+        [*(o.currency for o in observations if o.fx_rate is None), target], min(days), max(days)
+    )
+    for observation, day in zip(observations, days, strict=True):
+        observation.display_currency = observation.currency if target == "listed" else target
+        observation.display_price = convert(
+            observation.price, observation.currency, observation.fx_rate, day, target, table
+        )

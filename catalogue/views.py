@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, time
+
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 
+from catalogue.charts import price_history_chart
 from catalogue.filters import ProductFilter
-from catalogue.models import Location, Product
+from catalogue.forms import HistoryForm
+from catalogue.models import Location, PriceObservation, Product
 from catalogue.selectors import (
     brand_products,
     brand_resolve,
     location_listings,
     product_comparison,
+    product_price_history,
     product_resolve,
 )
 
@@ -39,7 +45,54 @@ def product_detail(request, product_id):
         # Only hidden locations or ignored listings carry it: not a public product.
         raise Http404("No visible listing for this product.")
     return render(
-        request, "catalogue/product_detail.html", {"product": product, "comparison": comparison}
+        request,
+        "catalogue/product_detail.html",
+        {"product": product, "comparison": comparison, **_history(request, product)},
+    )
+
+
+def _history(request, product) -> dict:
+    """The price-history block's context: the reader's currency and since, the chart."""
+    form = HistoryForm(request.GET)
+    currency, since = form.choice()
+    history = product_price_history(product, currency=currency, since=since)
+    return {
+        "history_form": form,
+        "history_currency": currency,
+        "history_since": since,
+        "history": history,
+        "history_chart": price_history_chart(history),
+    }
+
+
+def product_prices(request, product_id):
+    """Every observation of a product, newest first, in the reader's currency."""
+    product = product_resolve(product_id)
+    if str(product.pk) != str(product_id):
+        return redirect("catalogue:product-prices", product_id=product.pk, permanent=True)
+    context = _history(request, product)
+    if not context["history"].shops:
+        raise Http404("No visible listing for this product.")
+    observations = (
+        PriceObservation.objects.of_product(product.pk)
+        .select_related("listing__location__retailer")
+        .in_currency(context["history_currency"])
+        .order_by("-observed_at", "-id")
+    )
+    if context["history_since"] is not None:
+        observations = observations.filter(
+            observed_at__gte=datetime.combine(context["history_since"], time.min, tzinfo=UTC)
+        )
+    page = Paginator(observations, PAGE_SIZE).get_page(request.GET.get("page"))
+    crumbs = [
+        ("Catalogue", reverse("catalogue:product-list")),
+        (product.name, reverse("catalogue:product-detail", args=[product.pk])),
+        ("Price history", None),
+    ]
+    return render(
+        request,
+        "catalogue/product_prices.html",
+        {"product": product, "page": page, "crumbs": crumbs, "every_observation": True, **context},
     )
 
 
