@@ -55,7 +55,7 @@ HISTORY_OBSERVATIONS = HISTORY_PRODUCTS * HISTORY_SHOPS * HISTORY_DAYS
 HISTORY_NAIVE_SQL = """
 SELECT DISTINCT ON (o.listing_id, date_trunc('week', o.observed_at AT TIME ZONE 'UTC'))
        o.listing_id, o.observed_at, o.price, o.currency,
-       round(o.price * o.fx_rate / eur.rate_to_usd, 2)
+       round(o.price_usd / eur.rate_to_usd, 2)
 FROM catalogue_priceobservation o
 JOIN catalogue_listing l ON l.id = o.listing_id
 JOIN catalogue_location loc ON loc.id = l.location_id
@@ -237,12 +237,12 @@ def main() -> None:
     setup_django("omnium_bench_prices")
     from django.db import connection
 
-    from catalogue.models import Listing, PriceObservation, Product
+    from catalogue.models import Listing, PriceObservation, Product, Retailer
     from catalogue.selectors import product_price_history
 
     held = PriceObservation.objects.count()
     if held != args.observations:
-        if held:
+        if held or Retailer.objects.exists():  # a fill, whole or broken off
             drop_database()
             setup_django("omnium_bench_prices")
         print(f"generating {args.observations:,} observations (database held {held:,}) ...")

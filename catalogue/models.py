@@ -490,7 +490,7 @@ class PriceObservation(models.Model):
             # its pages stay all-visible once vacuumed (``make bench-prices``).
             models.UniqueConstraint(
                 fields=["listing", "observed_at"],
-                include=["price", "currency", "fx_rate"],
+                include=["price", "currency", "price_usd"],
                 name="catalogue_observation_unique_moment",
             ),
             models.CheckConstraint(

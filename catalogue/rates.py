@@ -3,9 +3,10 @@ loaded in one query, and the conversion of one observation with them.
 
 A price in currency C observed on day D (UTC) converts with the latest rate on or before D,
 as the write side does (``catalogue.services.prices.FxBook``: the newest ``as_of``, ties
-broken by the source's name). An observation that already carries its USD rate
-(``fx_rate``) is converted to USD with that recorded rate, so the history agrees with the
-price page; only the second leg (USD to the display currency) is read here. A price whose
+broken by the source's name). An observation that already carries its USD value
+(``price_usd``, written at its own day's rate) is read through it, so every page agrees
+with the USD the observation records; only the second leg (USD to the display currency)
+is read here. A price whose
 rate is unknown is never converted by guess: the conversion answers None.
 """
 
@@ -92,21 +93,23 @@ def rate_table(currencies: Iterable[str], first_day: date, last_day: date) -> Ra
 def convert(
     price: Decimal,
     currency: str,
-    fx_rate: Decimal | None,
+    usd: Decimal | None,
     day: date,
     target: str,
     table: RateTable,
 ) -> Decimal | None:
     """``price`` in ``currency`` on ``day`` as ``target`` (``LISTED``: unchanged), or None
-    when a rate it needs is unknown."""
+    when a rate it needs is unknown. ``usd`` is the USD value the observation recorded."""
     if target in (LISTED, currency):
         return price
-    to_usd = fx_rate if fx_rate is not None else table.rate(currency, day)
-    if to_usd is None:
-        return None
+    if usd is None:
+        to_usd = table.rate(currency, day)
+        if to_usd is None:
+            return None
+        usd = price * to_usd
     if target == "USD":
-        return (price * to_usd).quantize(CENT, rounding=ROUND_HALF_UP)
+        return usd.quantize(CENT, rounding=ROUND_HALF_UP)
     from_usd = table.rate(target, day)
     if from_usd is None:
         return None
-    return (price * to_usd / from_usd).quantize(CENT, rounding=ROUND_HALF_UP)
+    return (usd / from_usd).quantize(CENT, rounding=ROUND_HALF_UP)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from typing import NamedTuple, TypedDict
 from uuid import UUID
@@ -21,7 +21,7 @@ from catalogue.models import (
     Product,
     ProductMerge,
 )
-from catalogue.rates import convert, rate_table
+from catalogue.rates import CENT, LISTED, RateTable, convert, rate_table
 
 
 def product_resolve(product_id: UUID | str) -> Product:
@@ -75,7 +75,8 @@ def brand_products(brand: Brand) -> QuerySet[Product]:
         Product.objects.visible()
         .filter(brand__in=Brand.objects.filter(pk=brand.pk) | brand.aliases.all())
         .select_related("brand", "line")
-        .order_by("line__name", "name")
+        .with_price_summary()
+        .order_by("line__name", "name", "id")
     )
 
 
@@ -85,6 +86,7 @@ def location_listings(location: Location) -> QuerySet[Listing]:
         .filter(location=location, product__merged_into__isnull=True)
         .select_related("product", "product__brand")
         .latest_prices()
+        .with_product_price_summary()
         .order_by(F("product__name").asc())
     )
 
@@ -265,18 +267,115 @@ def product_price_history(
         )
         .order_by("listing_id", "bucket", "-observed_at")
         .distinct("listing_id", "bucket")
-        .values_list("listing_id", "epoch", "price", "currency", "fx_rate", "bucket")
+        .values_list("listing_id", "epoch", "price", "currency", "price_usd", "bucket")
     )
     when = [datetime.fromtimestamp(row[1], UTC) for row in rows]
     needed = {row[3] for row in rows if row[4] is None}
     table = rate_table([*needed, currency], min(firsts).date(), max(lasts).date())
-    for (listing_id, _, price, listed, fx_rate, _), moment in zip(rows, when, strict=True):
+    for (listing_id, _, price, listed, usd, _), moment in zip(rows, when, strict=True):
         shops[listing_id].points.append(
             HistoryPoint(
                 moment,
                 price,
                 listed,
-                convert(price, listed, fx_rate, moment.date(), currency, table),
+                convert(price, listed, usd, moment.date(), currency, table),
             )
         )
     return history
+
+
+# --- Comparison answers -------------------------------------------------------------
+
+
+@dataclass
+class PriceAnswer:
+    """One shop's latest price, read against the others in the reader's currency."""
+
+    listing: Listing
+    display_price: Decimal | None = None
+    per_unit: Decimal | None = None
+    difference: Decimal | None = None
+    cheapest: bool = False
+    stale: bool = False
+
+
+@dataclass
+class ProductAnswers:
+    rows: list[PriceAnswer]
+    currency: str
+    unit_label: str | None
+    stale_days: int
+
+    @property
+    def cheapest(self) -> list[PriceAnswer]:
+        return [row for row in self.rows if row.cheapest]
+
+
+def unit_basis(product: Product) -> tuple[Decimal, str] | None:
+    """How much of the product a per-unit price is for: 100 ml, a litre (drinks), 100 g."""
+    if product.quantity_value is None or product.quantity_value <= 0:
+        return None
+    if product.quantity_unit == "g":
+        return Decimal(100), "per 100 g"
+    if product.quantity_unit == "ml":
+        if product.vertical == "drinks":
+            return Decimal(1000), "per litre"
+        return Decimal(100), "per 100 ml"
+    return None
+
+
+def product_price_answers(
+    product: Product,
+    comparison: list[Listing],
+    *,
+    currency: str,
+    stale_days: int,
+    now: datetime,
+) -> ProductAnswers:
+    """The comparison's latest prices in ``currency`` (USD when the reader chose each
+    shop's own: prices in several currencies cannot be ranked) with the price per unit,
+    the difference to the cheapest and whether the price is older than ``stale_days``.
+    The cheapest is the lowest fresh price (the lowest of all when every price is stale);
+    ties are all marked. One query, for the rates of the prices' days."""
+    target = "USD" if currency == LISTED else currency
+    priced = [listing for listing in comparison if listing.latest is not None]
+    table = RateTable()
+    if priced:
+        days = [listing.latest.observed_at.date() for listing in priced if listing.latest]
+        needed = {
+            listing.latest.currency
+            for listing in priced
+            if listing.latest and listing.latest.price_usd is None
+        }
+        table = rate_table([*needed, target], min(days), max(days))
+    basis = unit_basis(product)
+    cutoff = now - timedelta(days=stale_days)
+    rows = []
+    for listing in comparison:
+        row = PriceAnswer(listing)
+        latest = listing.latest
+        if latest is not None:
+            row.stale = latest.observed_at < cutoff
+            row.display_price = convert(
+                latest.price,
+                latest.currency,
+                latest.price_usd,
+                latest.observed_at.date(),
+                target,
+                table,
+            )
+            if row.display_price is not None and basis and product.quantity_value:
+                row.per_unit = (row.display_price * basis[0] / product.quantity_value).quantize(
+                    CENT
+                )
+        rows.append(row)
+    converted = [row for row in rows if row.display_price is not None]
+    pool = [row for row in converted if not row.stale] or converted
+    if pool:
+        in_pool = {id(row) for row in pool}
+        low = min(row.display_price for row in pool if row.display_price is not None)
+        for row in converted:
+            if row.display_price is not None:
+                row.difference = row.display_price - low
+                row.cheapest = id(row) in in_pool and row.display_price == low
+    return ProductAnswers(rows, target, basis[1] if basis else None, stale_days)

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, time
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 
 from catalogue.charts import price_history_chart
 from catalogue.filters import ProductFilter
 from catalogue.forms import HistoryForm
 from catalogue.models import Location, PriceObservation, Product
+from catalogue.querysets import PRODUCT_SORTS
 from catalogue.selectors import (
     brand_products,
     brand_resolve,
     location_listings,
     product_comparison,
+    product_price_answers,
     product_price_history,
     product_resolve,
 )
@@ -26,13 +30,24 @@ PAGE_SIZE = 50
 
 
 def product_list(request):
-    products = Product.objects.visible().select_related("brand").order_by("name", "id")
+    sort = request.GET.get("sort") or "name"
+    if sort not in PRODUCT_SORTS:
+        sort = "name"
+    products = Product.objects.visible().select_related("brand").with_price_summary()
     filters = ProductFilter(request.GET, queryset=products)
-    page = Paginator(filters.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = filters.qs.sorted_by(sort) if filters.is_valid() else products.none()
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(
         request,
         "catalogue/product_list.html",
-        {"page": page, "filters": filters, "query": request.GET.get("q", "")},
+        {
+            "page": page,
+            "filters": filters,
+            "query": request.GET.get("q", ""),
+            "sort": sort,
+            "sorts": PRODUCT_SORTS,
+            "crumbs": [("Catalogue", None)],
+        },
     )
 
 
@@ -44,10 +59,18 @@ def product_detail(request, product_id):
     if not comparison:
         # Only hidden locations or ignored listings carry it: not a public product.
         raise Http404("No visible listing for this product.")
+    history = _history(request, product)
+    answers = product_price_answers(
+        product,
+        comparison,
+        currency=history["history_currency"],
+        stale_days=settings.CATALOGUE_STALE_PRICE_DAYS,
+        now=timezone.now(),
+    )
     return render(
         request,
         "catalogue/product_detail.html",
-        {"product": product, "comparison": comparison, **_history(request, product)},
+        {"product": product, "comparison": comparison, "answers": answers, **history},
     )
 
 

@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
             model_name="priceobservation",
             constraint=models.UniqueConstraint(
                 fields=("listing", "observed_at"),
-                include=("price", "currency", "fx_rate"),
+                include=("price", "currency", "price_usd"),
                 name="catalogue_observation_unique_moment",
             ),
         ),

@@ -93,7 +93,7 @@ def test_the_history_converts_each_price_at_its_own_day_in_three_queries(
     by_shop = {h.listing.location.iata: h for h in history.shops}
     assert sorted(by_shop) == ["HEL", "LHR"]  # the hidden shop is not shown
     assert [p.display_price for p in by_shop["HEL"].points] == [Decimal("95.00"), Decimal("90.00")]
-    # GBP 80 x 1.25 (its recorded rate) / 1.10 on 1 Jan; 79 x 1.25 / 1.20 on 5 Jan.
+    # The recorded USD (GBP 80 x 1.25) / 1.10 on 1 Jan; (79 x 1.25) / 1.20 on 5 Jan.
     assert [p.display_price for p in by_shop["LHR"].points] == [
         Decimal("90.91"),
         Decimal("93.18"),
