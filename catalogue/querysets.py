@@ -20,6 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, JSONObject
 
+from catalogue.rates import convert, rate_table
 from omnium.models import related_rows
 
 
@@ -275,8 +276,6 @@ class PriceObservationQuerySet(models.QuerySet):
 
 
 def _set_display_prices(observations, target: str) -> None:
-    from catalogue.rates import convert, rate_table
-
     days = [o.observed_at.date() for o in observations]
     table = rate_table(
         [*(o.currency for o in observations if o.price_usd is None), target],

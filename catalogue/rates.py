@@ -64,6 +64,7 @@ def rate_table(currencies: Iterable[str], first_day: date, last_day: date) -> Ra
     from django.db.models import OuterRef, Q, Subquery
     from django.db.models.functions import Coalesce
 
+    # Imported here: catalogue.querysets imports this module and catalogue.models that one.
     from catalogue.models import FxRate
 
     wanted = sorted({c for c in currencies if c != "USD"})
