@@ -43,13 +43,15 @@ def price_history_chart(history: PriceHistory) -> Chart | None:
             label = f"{label} ({latest.currency})"
         notes: list[str] = []
         marks: list[int] = []
-        if drawn:
+        if drawn and latest.display_price is not None:
             marks = [drawn[-1]]
             notes = [""] * len(points)
             shown_currency = latest.currency if currency == LISTED else currency
             notes[drawn[-1]] = (
                 f"latest: {latest.display_price} {shown_currency} on {latest.observed_at:%Y-%m-%d}"
             )
+            # The legend (and the table's heading) names the latest price too.
+            label = f"{label}: latest {latest.display_price}"
         series.append(Series(label, points, marks=marks, notes=notes))
     unit = "each shop's own currency" if currency == LISTED else currency
     missing = sum(1 for shop in priced for p in shop.points if p.display_price is None)
