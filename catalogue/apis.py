@@ -149,17 +149,13 @@ class LocationViewSet(viewsets.ReadOnlyModelViewSet):
         return response
 
 
-class PriceHistoryPagination(StableCursorPagination):
-    """Oldest first; observations are appended, so a page never shifts under a client."""
-
-    ordering = ("observed_at", "id")
-
-
 class ProductPriceHistoryApi(ApiView):
     """A product's observations at every visible shop over time, in one display currency."""
 
     query_serializer_class = PriceHistoryQuerySerializer
-    pagination_class = PriceHistoryPagination
+    pagination_class = StableCursorPagination
+    # Oldest first; observations are appended, so a page never shifts under a client.
+    cursor_ordering = ("observed_at", "id")
 
     @extend_schema(
         operation_id="v1_products_prices_history",
@@ -174,8 +170,8 @@ class ProductPriceHistoryApi(ApiView):
             .select_related("listing__location__retailer")
             .in_currency(currency)
         )
-        if self.query.get("since"):
-            start = datetime.combine(self.query["since"], time.min, tzinfo=UTC)
+        if self.query.get("date_from"):
+            start = datetime.combine(self.query["date_from"], time.min, tzinfo=UTC)
             observations = observations.filter(observed_at__gte=start)
         page = self.paginator.paginate_queryset(observations, request, view=self)
         response = self.paginator.get_paginated_response(

@@ -185,7 +185,7 @@ class PriceHistoryQuerySerializer(serializers.Serializer):
         help_text="The display currency: USD, EUR, GBP, or `listed` for each shop's own. "
         "Each price converts at the latest rate on or before its own day.",
     )
-    since = serializers.DateField(
+    date_from = serializers.DateField(
         required=False, help_text="The first day (UTC, inclusive), YYYY-MM-DD."
     )
 

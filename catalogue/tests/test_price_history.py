@@ -199,7 +199,7 @@ def test_the_api_pages_the_history_by_cursor_in_the_chosen_currency(client, shel
     second = client.get(body["next"]).json()
     assert [r["observed_at"][:10] for r in second["results"]] == ["2026-01-03", "2026-01-05"]
     assert second["next"] is None
-    since = client.get(url, {"since": "2026-01-04", "currency": "listed"}).json()
+    since = client.get(url, {"date_from": "2026-01-04", "currency": "listed"}).json()
     assert [(r["price"], r["display_currency"]) for r in since["results"]] == [("79.00", "GBP")]
 
 
@@ -207,7 +207,7 @@ def test_the_api_refuses_an_unknown_parameter_or_currency(client, shelf):
     url = reverse("catalogue-product-price-history", args=[shelf.pk])
     assert error_names(client.get(url, {"currency": "JPY"})) == {"currency"}
     assert error_names(client.get(url, {"sinse": "2026-01-01"})) == {"sinse"}
-    assert error_names(client.get(url, {"since": "yesterday"})) == {"since"}
+    assert error_names(client.get(url, {"date_from": "yesterday"})) == {"date_from"}
 
 
 def test_the_api_converts_a_page_with_one_query_for_its_rates(
