@@ -1,5 +1,6 @@
 """API routes of the catalogue app (mounted under /api/v1/ by omnium/urls.py)."""
 
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from catalogue.apis import (
@@ -7,6 +8,7 @@ from catalogue.apis import (
     LocationViewSet,
     MergeViewSet,
     OverrideViewSet,
+    ProductPriceHistoryApi,
     ProductViewSet,
 )
 
@@ -18,4 +20,11 @@ router.register("airports", LocationViewSet, basename="catalogue-location")
 router.register("curation/merges", MergeViewSet, basename="curation-merge")
 router.register("curation/overrides", OverrideViewSet, basename="curation-override")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path(
+        "products/<uuid:pk>/prices/history/",
+        ProductPriceHistoryApi.as_view(),
+        name="catalogue-product-price-history",
+    ),
+    *router.urls,
+]

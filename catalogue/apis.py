@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, time
+
 from django.db.models import F
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, viewsets
@@ -18,6 +20,7 @@ from catalogue.models import (
     Brand,
     Location,
     Override,
+    PriceObservation,
     Product,
     ProductMerge,
 )
@@ -38,6 +41,9 @@ from catalogue.serializers import (
     NoteSerializer,
     OverrideRequestSerializer,
     OverrideSerializer,
+    PriceHistoryPageSerializer,
+    PriceHistoryQuerySerializer,
+    PriceHistoryRowSerializer,
     ProductDetailSerializer,
     ProductListSerializer,
 )
@@ -47,6 +53,7 @@ from catalogue.services import (
     product_merge,
     product_unmerge,
 )
+from omnium.apis import ApiView
 from omnium.conditional import conditional
 from omnium.filters import unknown_parameters
 from omnium.pagination import (
@@ -139,6 +146,38 @@ class LocationViewSet(viewsets.ReadOnlyModelViewSet):
         page = paginator.paginate_queryset(listings, request)
         response = paginator.get_paginated_response(LocationListingSerializer(page, many=True).data)
         response.data["location"] = LocationSerializer(location).data
+        return response
+
+
+class ProductPriceHistoryApi(ApiView):
+    """A product's observations at every visible shop over time, in one display currency."""
+
+    query_serializer_class = PriceHistoryQuerySerializer
+    pagination_class = StableCursorPagination
+    # Oldest first; observations are appended, so a page never shifts under a client.
+    cursor_ordering = ("observed_at", "id")
+
+    @extend_schema(
+        operation_id="v1_products_prices_history",
+        summary="A product's price history in one currency (USD, EUR, GBP or as listed)",
+        responses=PriceHistoryPageSerializer,
+    )
+    def get(self, request, pk):
+        product = product_resolve(pk)
+        currency = self.query["currency"]
+        observations = (
+            PriceObservation.objects.of_product(product.pk)
+            .select_related("listing__location__retailer")
+            .in_currency(currency)
+        )
+        if self.query.get("date_from"):
+            start = datetime.combine(self.query["date_from"], time.min, tzinfo=UTC)
+            observations = observations.filter(observed_at__gte=start)
+        page = self.paginator.paginate_queryset(observations, request, view=self)
+        response = self.paginator.get_paginated_response(
+            PriceHistoryRowSerializer(page, many=True).data
+        )
+        response.data = {"product": product.pk, "currency": currency, **response.data}
         return response
 
 

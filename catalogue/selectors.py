@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 from uuid import UUID
 
-from django.db.models import F, QuerySet
+from django.db.models import DateField, F, FloatField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Cast, Extract, Trunc
 from django.shortcuts import get_object_or_404
 
-from catalogue.models import Brand, Listing, Location, Override, Product, ProductMerge
+from catalogue.models import (
+    Brand,
+    Listing,
+    Location,
+    Override,
+    PriceObservation,
+    Product,
+    ProductMerge,
+)
+from catalogue.rates import CENT, LISTED, RateTable, convert, rate_table
 
 
 def product_resolve(product_id: UUID | str) -> Product:
@@ -63,7 +75,8 @@ def brand_products(brand: Brand) -> QuerySet[Product]:
         Product.objects.visible()
         .filter(brand__in=Brand.objects.filter(pk=brand.pk) | brand.aliases.all())
         .select_related("brand", "line")
-        .order_by("line__name", "name")
+        .with_price_summary()
+        .order_by("line__name", "name", "id")
     )
 
 
@@ -73,6 +86,7 @@ def location_listings(location: Location) -> QuerySet[Listing]:
         .filter(location=location, product__merged_into__isnull=True)
         .select_related("product", "product__brand")
         .latest_prices()
+        .with_product_price_summary()
         .order_by(F("product__name").asc())
     )
 
@@ -165,3 +179,203 @@ def _shown(product: Product, label: str) -> str:
         return product.image_url
     value = getattr(product, label)
     return "" if value is None else str(value)
+
+
+# --- Price history ------------------------------------------------------------------
+
+# Past this many days a history point is a week (its last price at each shop), so a
+# five-year history reads and draws 261 points a shop, not 1,826. Every observation stays
+# readable one page at a time (``PriceObservation.objects.of_product().in_currency()``).
+DAILY_UP_TO = 400
+
+
+class HistoryPoint(NamedTuple):
+    """A shop's last observation of a day (or week), and its value in the reader's currency."""
+
+    observed_at: datetime
+    price: Decimal
+    currency: str
+    display_price: Decimal | None
+
+
+@dataclass
+class ShopHistory:
+    """A product's prices at one shop, oldest first."""
+
+    listing: Listing
+    points: list[HistoryPoint] = field(default_factory=list)
+
+    @property
+    def latest(self) -> HistoryPoint | None:
+        return self.points[-1] if self.points else None
+
+
+@dataclass
+class PriceHistory:
+    """A product's prices at every visible shop; ``weekly`` when a point is a week."""
+
+    shops: list[ShopHistory]
+    currency: str
+    weekly: bool = False
+
+
+def product_price_history(
+    product: Product, *, currency: str, since: date | None = None
+) -> PriceHistory:
+    """The product's prices at each visible shop since ``since`` (a UTC day), one point a
+    day (the day's last observation), or a week when the span is longer than
+    ``DAILY_UP_TO`` days, converted to ``currency`` (or ``rates.LISTED``) at the rate of
+    each point's own day.
+
+    Three queries whatever the length of the history: the shops with their first and last
+    moments and observation counts (probes of the (listing, observed_at) index), the points
+    (an index-only scan of that index, which carries the price columns) and the rates the
+    span needs. Shops ordered by airport code, then name.
+    """
+    start = datetime.combine(since, time.min, tzinfo=UTC) if since is not None else None
+    moments = PriceObservation.objects.filter(listing=OuterRef("pk"))
+    if start is not None:
+        moments = moments.filter(observed_at__gte=start)
+    listings = list(
+        Listing.objects.filter(product=product)
+        .visible()
+        .select_related("location", "location__retailer")
+        .annotate(
+            first_seen=Subquery(moments.order_by("observed_at").values("observed_at")[:1]),
+            last_seen=Subquery(moments.order_by("-observed_at").values("observed_at")[:1]),
+        )
+        .order_by("location__iata", "location__name", "id")
+    )
+    shops = {listing.pk: ShopHistory(listing) for listing in listings}
+    history = PriceHistory(list(shops.values()), currency)
+    firsts = [listing.first_seen for listing in listings if listing.first_seen is not None]
+    if not firsts:
+        return history
+    lasts = [listing.last_seen for listing in listings if listing.last_seen is not None]
+    history.weekly = (max(lasts) - min(firsts)).days > DAILY_UP_TO
+    observations = PriceObservation.objects.filter(listing_id__in=list(shops))
+    if start is not None:
+        observations = observations.filter(observed_at__gte=start)
+    bucket = Trunc(
+        "observed_at", "week" if history.weekly else "day", output_field=DateField(), tzinfo=UTC
+    )
+    # The moment as epoch seconds: Django's timestamptz loader is pure Python and would
+    # cost more than the rest of the read.
+    rows = list(
+        observations.annotate(
+            bucket=bucket, epoch=Cast(Extract("observed_at", "epoch"), FloatField())
+        )
+        .order_by("listing_id", "bucket", "-observed_at")
+        .distinct("listing_id", "bucket")
+        .values_list("listing_id", "epoch", "price", "currency", "price_usd", "bucket")
+    )
+    when = [datetime.fromtimestamp(row[1], UTC) for row in rows]
+    needed = {row[3] for row in rows if row[4] is None}
+    table = rate_table([*needed, currency], min(firsts).date(), max(lasts).date())
+    for (listing_id, _, price, listed, usd, _), moment in zip(rows, when, strict=True):
+        shops[listing_id].points.append(
+            HistoryPoint(
+                moment,
+                price,
+                listed,
+                convert(price, listed, usd, moment.date(), currency, table),
+            )
+        )
+    return history
+
+
+# --- Comparison answers -------------------------------------------------------------
+
+
+@dataclass
+class PriceAnswer:
+    """One shop's latest price, read against the others in the reader's currency."""
+
+    listing: Listing
+    display_price: Decimal | None = None
+    per_unit: Decimal | None = None
+    difference: Decimal | None = None
+    cheapest: bool = False
+    stale: bool = False
+
+
+@dataclass
+class ProductAnswers:
+    rows: list[PriceAnswer]
+    currency: str
+    unit_label: str | None
+    stale_days: int
+
+    @property
+    def cheapest(self) -> list[PriceAnswer]:
+        return [row for row in self.rows if row.cheapest]
+
+
+def unit_basis(product: Product) -> tuple[Decimal, str] | None:
+    """How much of the product a per-unit price is for: 100 ml, a litre (drinks), 100 g."""
+    if product.quantity_value is None or product.quantity_value <= 0:
+        return None
+    if product.quantity_unit == "g":
+        return Decimal(100), "per 100 g"
+    if product.quantity_unit == "ml":
+        if product.vertical == "drinks":
+            return Decimal(1000), "per litre"
+        return Decimal(100), "per 100 ml"
+    return None
+
+
+def product_price_answers(
+    product: Product,
+    comparison: list[Listing],
+    *,
+    currency: str,
+    stale_days: int,
+    now: datetime,
+) -> ProductAnswers:
+    """The comparison's latest prices in ``currency`` (USD when the reader chose each
+    shop's own: prices in several currencies cannot be ranked) with the price per unit,
+    the difference to the cheapest and whether the price is older than ``stale_days``.
+    The cheapest is the lowest fresh price (the lowest of all when every price is stale);
+    ties are all marked. One query, for the rates of the prices' days."""
+    target = "USD" if currency == LISTED else currency
+    priced = [listing for listing in comparison if listing.latest is not None]
+    table = RateTable()
+    if priced:
+        days = [listing.latest.observed_at.date() for listing in priced if listing.latest]
+        needed = {
+            listing.latest.currency
+            for listing in priced
+            if listing.latest and listing.latest.price_usd is None
+        }
+        table = rate_table([*needed, target], min(days), max(days))
+    basis = unit_basis(product)
+    cutoff = now - timedelta(days=stale_days)
+    rows = []
+    for listing in comparison:
+        row = PriceAnswer(listing)
+        latest = listing.latest
+        if latest is not None:
+            row.stale = latest.observed_at < cutoff
+            row.display_price = convert(
+                latest.price,
+                latest.currency,
+                latest.price_usd,
+                latest.observed_at.date(),
+                target,
+                table,
+            )
+            if row.display_price is not None and basis and product.quantity_value:
+                row.per_unit = (row.display_price * basis[0] / product.quantity_value).quantize(
+                    CENT
+                )
+        rows.append(row)
+    converted = [row for row in rows if row.display_price is not None]
+    pool = [row for row in converted if not row.stale] or converted
+    if pool:
+        in_pool = {id(row) for row in pool}
+        low = min(row.display_price for row in pool if row.display_price is not None)
+        for row in converted:
+            if row.display_price is not None:
+                row.difference = row.display_price - low
+                row.cheapest = id(row) in in_pool and row.display_price == low
+    return ProductAnswers(rows, target, basis[1] if basis else None, stale_days)

@@ -11,6 +11,7 @@ from catalogue.models import (
     Product,
     ProductMerge,
 )
+from catalogue.rates import DEFAULT_DISPLAY, DISPLAY_CHOICES
 
 
 class BrandRefSerializer(serializers.ModelSerializer):
@@ -172,3 +173,53 @@ class OverrideRequestSerializer(serializers.Serializer):
     field = serializers.ChoiceField(choices=Override.Field.choices)
     value = serializers.CharField(allow_blank=True)
     reason = serializers.CharField()
+
+
+# --- Price history --------------------------------------------------------------------
+
+
+class PriceHistoryQuerySerializer(serializers.Serializer):
+    currency = serializers.ChoiceField(
+        choices=[value for value, _ in DISPLAY_CHOICES],
+        default=DEFAULT_DISPLAY,
+        help_text="The display currency: USD, EUR, GBP, or `listed` for each shop's own. "
+        "Each price converts at the latest rate on or before its own day.",
+    )
+    date_from = serializers.DateField(
+        required=False, help_text="The first day (UTC, inclusive), YYYY-MM-DD."
+    )
+
+
+class HistoryLocationSerializer(serializers.ModelSerializer):
+    retailer = serializers.CharField(source="retailer.name")
+
+    class Meta:
+        model = Location
+        fields = ["code", "iata", "name", "retailer"]
+
+
+class PriceHistoryRowSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    observed_at = serializers.DateTimeField()
+    location = HistoryLocationSerializer(source="listing.location")
+    price = serializers.DecimalField(max_digits=12, decimal_places=2)
+    currency = serializers.CharField()
+    price_type = serializers.CharField()
+    in_stock = serializers.BooleanField(allow_null=True)
+    display_price = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        allow_null=True,
+        help_text="The price in display_currency; null when no rate is known for its day.",
+    )
+    display_currency = serializers.CharField()
+
+
+class PriceHistoryPageSerializer(serializers.Serializer):
+    """A page of a product's observations, oldest first, in one display currency."""
+
+    product = serializers.UUIDField()
+    currency = serializers.CharField()
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page; null first.")
+    results = PriceHistoryRowSerializer(many=True)

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, time
+
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
 
+from catalogue.charts import price_history_chart
 from catalogue.filters import ProductFilter
-from catalogue.models import Location, Product
+from catalogue.forms import HistoryForm
+from catalogue.models import Location, PriceObservation, Product
+from catalogue.querysets import PRODUCT_SORTS
 from catalogue.selectors import (
     brand_products,
     brand_resolve,
     location_listings,
     product_comparison,
+    product_price_answers,
+    product_price_history,
     product_resolve,
 )
 
@@ -20,13 +30,24 @@ PAGE_SIZE = 50
 
 
 def product_list(request):
-    products = Product.objects.visible().select_related("brand").order_by("name", "id")
+    sort = request.GET.get("sort") or "name"
+    if sort not in PRODUCT_SORTS:
+        sort = "name"
+    products = Product.objects.visible().select_related("brand").with_price_summary()
     filters = ProductFilter(request.GET, queryset=products)
-    page = Paginator(filters.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = filters.qs.sorted_by(sort) if filters.is_valid() else products.none()
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(
         request,
         "catalogue/product_list.html",
-        {"page": page, "filters": filters, "query": request.GET.get("q", "")},
+        {
+            "page": page,
+            "filters": filters,
+            "query": request.GET.get("q", ""),
+            "sort": sort,
+            "sorts": PRODUCT_SORTS,
+            "crumbs": [("Catalogue", None)],
+        },
     )
 
 
@@ -38,8 +59,63 @@ def product_detail(request, product_id):
     if not comparison:
         # Only hidden locations or ignored listings carry it: not a public product.
         raise Http404("No visible listing for this product.")
+    history = _history(request, product)
+    answers = product_price_answers(
+        product,
+        comparison,
+        currency=history["history_currency"],
+        stale_days=settings.CATALOGUE_STALE_PRICE_DAYS,
+        now=timezone.now(),
+    )
     return render(
-        request, "catalogue/product_detail.html", {"product": product, "comparison": comparison}
+        request,
+        "catalogue/product_detail.html",
+        {"product": product, "comparison": comparison, "answers": answers, **history},
+    )
+
+
+def _history(request, product) -> dict:
+    """The price-history block's context: the reader's currency and since, the chart."""
+    form = HistoryForm(request.GET)
+    currency, since = form.choice()
+    history = product_price_history(product, currency=currency, since=since)
+    return {
+        "history_form": form,
+        "history_currency": currency,
+        "history_since": since,
+        "history": history,
+        "history_chart": price_history_chart(history),
+    }
+
+
+def product_prices(request, product_id):
+    """Every observation of a product, newest first, in the reader's currency."""
+    product = product_resolve(product_id)
+    if str(product.pk) != str(product_id):
+        return redirect("catalogue:product-prices", product_id=product.pk, permanent=True)
+    context = _history(request, product)
+    if not context["history"].shops:
+        raise Http404("No visible listing for this product.")
+    observations = (
+        PriceObservation.objects.of_product(product.pk)
+        .select_related("listing__location__retailer")
+        .in_currency(context["history_currency"])
+        .order_by("-observed_at", "-id")
+    )
+    if context["history_since"] is not None:
+        observations = observations.filter(
+            observed_at__gte=datetime.combine(context["history_since"], time.min, tzinfo=UTC)
+        )
+    page = Paginator(observations, PAGE_SIZE).get_page(request.GET.get("page"))
+    crumbs = [
+        ("Catalogue", reverse("catalogue:product-list")),
+        (product.name, reverse("catalogue:product-detail", args=[product.pk])),
+        ("Price history", None),
+    ]
+    return render(
+        request,
+        "catalogue/product_prices.html",
+        {"product": product, "page": page, "crumbs": crumbs, "every_observation": True, **context},
     )
 
 

@@ -358,3 +358,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# A shop's latest price older than this many days is shown as stale on the catalogue pages.
+CATALOGUE_STALE_PRICE_DAYS = env_int("CATALOGUE_STALE_PRICE_DAYS", 90, minimum=1)
