@@ -11,3 +11,10 @@ class DiscussionsConfig(AppConfig):
         from discussions.readable import register
 
         register()
+
+        # The one sender of notifications, for apps of its own layer (the catalogue's price
+        # alerts) that may not import this one.
+        from discussions.services import notification_send
+        from omnium.notify import notifier_register
+
+        notifier_register(notification_send)

@@ -8,6 +8,12 @@ The package has one module per kind of write; every name callers use is re-expor
 from __future__ import annotations
 
 from catalogue.collection_records import IdentityMode
+from catalogue.services.alerts import (
+    AlertReport,
+    alert_check,
+    follow_remove,
+    follow_set,
+)
 from catalogue.services.aliases import (
     AliasReport,
     brand_alias_apply,
@@ -66,6 +72,7 @@ from catalogue.services.sightings import (
 __all__ = [
     "CENT",
     "EDIT_PERMISSION",
+    "AlertReport",
     "AliasReport",
     "FxBook",
     "IdentityBook",
@@ -76,7 +83,10 @@ __all__ = [
     "Sighting",
     "SightingResult",
     "_row",
+    "alert_check",
     "brand_alias_apply",
+    "follow_remove",
+    "follow_set",
     "fx_rate_record",
     "fx_rate_set",
     "identity_book",

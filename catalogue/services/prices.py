@@ -18,6 +18,7 @@ from catalogue.models import (
     PriceObservation,
     PriceType,
 )
+from catalogue.services.alert_queue import alert_check_after_commit
 from catalogue.services.common import CENT
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def _append_observation(
     if rate is not None:
         fx_rate = rate[0]
         price_usd = (observed.price * fx_rate).quantize(CENT, rounding=ROUND_HALF_UP)
-    return PriceObservation.objects.create(
+    observation = PriceObservation.objects.create(
         listing=listing,
         price=observed.price,
         currency=observed.currency,
@@ -89,6 +90,8 @@ def _append_observation(
         run_id=observed.run_id,
         source_kind=observed.source_kind,
     )
+    alert_check_after_commit(observation.pk, listing.product_id)
+    return observation
 
 
 @transaction.atomic
