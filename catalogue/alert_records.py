@@ -11,15 +11,40 @@ A ``PriceAlert`` is an alert as sent: append-only, at most one per account, prod
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Self
+from uuid import UUID
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
+from django.db.models.expressions import RawSQL
 
 from omnium.models import TimestampedModel, UUIDModel
 from omnium.triggers import append_only
 
 CURRENCY_SHAPE = r"^[A-Z]{3}$"
+
+# Every product that answers to one of the given live products: the products themselves
+# and, transitively, every product merged into them (a merge never flattens a chain).
+_ANSWERING_TO = """
+    WITH RECURSIVE chain(id) AS (
+        SELECT unnest(%s::uuid[])
+        UNION
+        SELECT p.id FROM catalogue_product p JOIN chain c ON p.merged_into_id = c.id
+    )
+    SELECT id FROM chain
+"""
+
+
+class FollowQuerySet(models.QuerySet):
+    def of_products(self, product_ids: Iterable[UUID]) -> Self:
+        """The follows of the given live products, including follows of products merged
+        into them (at any depth)."""
+        ids = [str(pk) for pk in product_ids]
+        # The SQL is a constant; the ids are a bound parameter.
+        return self.filter(product_id__in=RawSQL(_ANSWERING_TO, (ids,)))  # noqa: S611
 
 
 class Follow(UUIDModel, TimestampedModel):
@@ -34,6 +59,8 @@ class Follow(UUIDModel, TimestampedModel):
     drop_percent = models.DecimalField(max_digits=5, decimal_places=2, null=True, blank=True)
     # IATA codes; empty means every airport.
     airports = ArrayField(models.CharField(max_length=3), default=list, blank=True)
+
+    objects = FollowQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from omnium.notify import notifier_register
+
 
 class DiscussionsConfig(AppConfig):
     name = "discussions"
@@ -13,8 +15,7 @@ class DiscussionsConfig(AppConfig):
         register()
 
         # The one sender of notifications, for apps of its own layer (the catalogue's price
-        # alerts) that may not import this one.
+        # alerts) that may not import this one. App registry: the services name the models.
         from discussions.services import notification_send
-        from omnium.notify import notifier_register
 
         notifier_register(notification_send)

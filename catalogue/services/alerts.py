@@ -32,7 +32,6 @@ from accounts.models import AccountStatus
 from accounts.services import audit_record
 from catalogue.alert_records import AlertReason, Follow, PriceAlert
 from catalogue.models import PriceObservation, Product
-from catalogue.services.alert_queue import follows_of
 from catalogue.services.listings import product_follow_merges
 from catalogue.services.prices import FxBook
 from omnium.notify import notify
@@ -52,7 +51,7 @@ def _live(product: Product) -> Product:
 
 
 def _follow_of(user: User, product: Product) -> Follow | None:
-    return follows_of([product.pk]).filter(user=user).order_by("created_at").first()
+    return Follow.objects.of_products([product.pk]).filter(user=user).order_by("created_at").first()
 
 
 # --- following -----------------------------------------------------------------------------
@@ -139,7 +138,7 @@ def follow_remove(*, user: User, product: Product, actor: User) -> bool:
     """``user`` stops following ``product`` (and any product merged into it); True if a
     follow was removed. Alerts already sent stay on record."""
     product = _live(product)
-    follows = list(follows_of([product.pk]).filter(user=user).select_for_update())
+    follows = list(Follow.objects.of_products([product.pk]).filter(user=user).select_for_update())
     if not follows:
         return False
     Follow.objects.filter(pk__in=[follow.pk for follow in follows]).delete()
@@ -268,7 +267,7 @@ def alert_check(*, observation_ids: Sequence[int]) -> AlertReport:
         return AlertReport(checked=len(observations), sent=0, already_sent=0)
 
     follows = (
-        follows_of(by_product)
+        Follow.objects.of_products(by_product)
         .filter(user__status=AccountStatus.ACTIVE, user__is_active=True)
         .select_related("user", "product")
         .order_by("created_at", "pk")

@@ -1,5 +1,6 @@
 """Price alerts: following a product, and what a new price sets off."""
 
+import time
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -192,3 +193,27 @@ def test_a_new_price_queues_the_check_on_commit_only_when_followed(
     with django_capture_on_commit_callbacks(execute=True):
         observation = observe(listing, "98.00", day=7)
     assert sent == [[observation.pk]]
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_sends_one_notification_for_a_new_lower_price(
+    celery_worker_process, settings, viewer, listing
+):
+    from catalogue.tasks import price_alerts_check
+
+    settings.PRICE_ALERT_QUEUE = celery_worker_process.queue
+    follow_set(user=viewer, product=listing.product, actor=viewer, drop_percent=Decimal("5"))
+    # Committed on its own, so the check is sent to the worker on commit.
+    lower = observe(listing, "90.00")
+    deadline = time.monotonic() + 60
+    while not alerts_for(viewer).exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert alerts_for(viewer).count() == 1
+    # A lower price the same day and the same check again send nothing more.
+    again = price_alerts_check.apply_async(
+        args=[[lower.pk, observe(listing, "80.00", day=7).pk]], queue=celery_worker_process.queue
+    )
+    assert again.get(timeout=60)["sent"] == 0
+    assert alerts_for(viewer).count() == 1
+    assert PriceAlert.objects.get().observation_id == lower.pk
