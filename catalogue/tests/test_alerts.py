@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from catalogue.alert_records import Follow, PriceAlert
+from catalogue.models import PriceObservation
 from catalogue.services import (
     alert_check,
     alert_queue,
@@ -217,3 +218,32 @@ def test_a_real_worker_sends_one_notification_for_a_new_lower_price(
     assert again.get(timeout=60)["sent"] == 0
     assert alerts_for(viewer).count() == 1
     assert PriceAlert.objects.get().observation_id == lower.pk
+
+
+def test_a_collection_run_queues_the_check_of_a_followed_products_new_price(
+    viewer, tmp_path, django_capture_on_commit_callbacks, monkeypatch
+):
+    from catalogue.collection_records import Source
+    from ingest.collectors.services import source_collect
+
+    source = Source.objects.create(
+        slug="alerts-feed", name="Alerts feed", feed_format="generic_csv",
+        location=LocationFactory(code="alerts-lhr", iata="LHR", currency="GBP"),
+        mapping={"fields": {"sku": "sku", "name": "name", "price": "price",
+                            "currency": "currency", "observed_at": "seen"},
+                 "defaults": {"vertical": "fragrance"}},
+    )  # fmt: skip
+    feed = tmp_path / "feed.csv"
+    row = "sku,name,price,currency,seen\nA1,Dior Sauvage EDT 100 ml,{price},GBP,{seen}\n"
+    feed.write_text(row.format(price="92.00", seen="2026-01-05T09:00:00Z"))
+    source_collect(source=source, path=feed)
+    product = PriceObservation.objects.get().listing.product
+    follow_set(user=viewer, product=product, actor=viewer, drop_percent=Decimal("5"))
+    sent = []
+    monkeypatch.setattr(alert_queue, "_enqueue", sent.append)
+    feed.write_text(row.format(price="80.00", seen="2026-01-06T09:00:00Z"))
+    with django_capture_on_commit_callbacks(execute=True):
+        source_collect(source=source, path=feed)
+    assert len(sent) == 1
+    assert alert_check(observation_ids=sent[0]).sent == 1
+    assert "80.00 GBP at LHR" in alerts_for(viewer).get().body
