@@ -1,13 +1,17 @@
 """Price alerts: following a product, and checking new prices against every follow.
 
 A new observation alerts a follower when it is the latest price at its shop, at a visible
-storefront at one of the follower's airports (any, when they named none), and either at or
-below their target price (compared in the target's currency: as shown when the currencies
-agree, else in USD at the rates of the observation's day, never by a guessed rate), or at
-least their drop per cent below the previous price at that shop (any drop at all when the
-follow names neither a target nor a drop). At most one alert per account, product and day
-(``PriceAlert``'s unique constraint); it goes out as a notification through ``omnium.notify``
-(registered by discussions, which keeps its own dedupe and mail caps).
+storefront at one of the follower's airports (any, when they named none), and
+
+- it is at or below their target price and lower than the shop's previous price (or the
+  shop's first): compared in the target's currency, as shown when the currencies agree,
+  else in USD at the rates of the observation's day, never by a guessed rate; or
+- it is at least their drop per cent below the shop's previous price (any drop at all when
+  the follow names neither a target nor a drop).
+
+At most one alert per account, product and day (``PriceAlert``'s unique constraint); it
+goes out as a notification through ``omnium.notify`` (registered by discussions, which
+keeps its own dedupe and mail caps).
 
 Writers of observations call ``alert_check_after_commit`` (``alert_queue``); a Celery task
 then runs ``alert_check`` with the observations' ids.
@@ -196,11 +200,14 @@ def _reason(follow: Follow, observation: Any, fx: FxBook) -> str | None:
     location = observation.listing.location
     if follow.airports and location.iata not in follow.airports:
         return None
-    if follow.target_price is not None and follow.target_currency:
+    drop = _drop_percent(observation)
+    # A price that stays under the target day after day alerted when it got there: only a
+    # first price, or one lower than the shop's previous, alerts on the target.
+    lower = observation.previous_price is None or (drop is not None and drop > 0)
+    if follow.target_price is not None and follow.target_currency and lower:
         comparable = _in_currency(observation, follow.target_currency, fx)
         if comparable is not None and comparable[0] <= follow.target_price * comparable[1]:
             return AlertReason.TARGET
-    drop = _drop_percent(observation)
     if drop is not None and drop > 0:
         if follow.drop_percent is not None and drop >= follow.drop_percent:
             return AlertReason.DROP

@@ -1,7 +1,7 @@
 """Price alerts: following a product, and what a new price sets off."""
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -68,6 +68,23 @@ def test_a_price_at_or_below_the_target_alerts_once(viewer, listing):
     assert "95.00 GBP at LHR" in notification.body and "was 100.00 GBP" in notification.body
     assert notification.url == f"/catalogue/products/{listing.product.pk}/"
     assert PriceAlert.objects.get().reason == "target"
+
+
+def test_a_price_staying_under_the_target_alerts_again_only_when_it_falls(
+    viewer, listing, monkeypatch
+):
+    from catalogue.services import alerts
+
+    follow_set(
+        user=viewer, product=listing.product, actor=viewer,
+        target_price=Decimal("95"), target_currency="GBP",
+    )  # fmt: skip
+    assert alert_check(observation_ids=[observe(listing, "90.00").pk]).sent == 1
+    tomorrow = PriceAlert.objects.get().day + timedelta(days=1)
+    monkeypatch.setattr(alerts.timezone, "localdate", lambda: tomorrow)
+    assert alert_check(observation_ids=[observe(listing, "90.00", day=7).pk]).sent == 0
+    assert alert_check(observation_ids=[observe(listing, "85.00", day=8).pk]).sent == 1
+    assert alerts_for(viewer).count() == 2
 
 
 def test_a_price_above_the_target_does_not_alert(viewer, listing):
