@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from catalogue.alert_records import Follow
 from catalogue.models import Product
 from catalogue.services import follow_remove, follow_set
+from omnium.actors import request_actor
 from omnium.auth import signed_in
 
 
@@ -87,7 +88,7 @@ class FollowViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.Ge
         follow = follow_set(
             user=user,
             product=product,
-            actor=user,
+            actor=signed_in(request_actor(request)),
             target_price=terms.get("target_price"),
             target_currency=terms.get("target_currency") or None,
             drop_percent=terms.get("drop_percent"),
@@ -98,5 +99,5 @@ class FollowViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.Ge
     def destroy(self, request: Request, *args, **kwargs) -> Response:
         follow = self.get_object()
         user = signed_in(request.user)
-        follow_remove(user=user, product=follow.product, actor=user)
+        follow_remove(user=user, product=follow.product, actor=signed_in(request_actor(request)))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -23,6 +23,7 @@ from catalogue.selectors import (
     product_resolve,
 )
 from catalogue.services import follow_remove, follow_set
+from omnium.actors import request_actor
 from omnium.auth import signed_in
 
 PAGE_SIZE = 50
@@ -93,7 +94,7 @@ def product_follow(request: HttpRequest, product_id) -> HttpResponse:
                 follow_set(
                     user=user,
                     product=product,
-                    actor=user,
+                    actor=signed_in(request_actor(request)),
                     target_price=data["target_price"],
                     target_currency=data["target_currency"] or None,
                     drop_percent=data["drop_percent"],
@@ -127,7 +128,7 @@ def product_unfollow(request: HttpRequest, product_id) -> HttpResponse:
     survivor)."""
     product = get_object_or_404(Product, pk=product_id)
     user = signed_in(request.user)
-    follow_remove(user=user, product=product, actor=user)
+    follow_remove(user=user, product=product, actor=signed_in(request_actor(request)))
     return redirect(_back_to(request, reverse("catalogue:product-detail", args=[product.pk])))
 
 

@@ -113,6 +113,7 @@ def price_observation_record(
 
     The currency is kept as shown; the USD figure uses the day's rate when one is known and
     stays empty (never estimated) when none is.
+    Followers' price alerts are checked after commit (``alert_queue``).
     """
     observed = ObservedPrice(
         price=price,

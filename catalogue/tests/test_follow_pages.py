@@ -100,3 +100,20 @@ def test_the_followed_list_shows_each_follow_with_an_unfollow_button(
 def test_the_followed_list_needs_an_account(client):
     response = client.get(reverse("catalogue:follow-list"))
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_support_acting_as_someone_follows_for_them_and_the_audit_names_both(
+    client, admin_user, viewer, product
+):
+    from accounts.models import AuditEntry
+
+    client.force_login(admin_user)
+    client.post(
+        "/admin/accounts/user/",
+        {"action": "act_as", "_selected_action": [viewer.pk], "confirm": "yes",
+         "reason": "setting up an alert on the phone"},
+    )  # fmt: skip
+    client.post(reverse("catalogue:product-follow", args=[product.pk]))
+    assert Follow.objects.get().user == viewer
+    entry = AuditEntry.objects.get(action="catalogue.follow_set")
+    assert (entry.actor, entry.acting_as) == (admin_user, viewer)
