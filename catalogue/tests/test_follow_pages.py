@@ -39,9 +39,13 @@ def test_an_anonymous_follow_goes_to_sign_in_and_saves_nothing(client, product):
     assert not Follow.objects.exists()
 
 
-def test_follow_and_unfollow_in_one_click_each(client, viewer, product):
+def test_follow_and_unfollow_in_one_click_each(
+    client, viewer, product, django_assert_max_num_queries
+):
     client.force_login(viewer)
-    assert "Follow</button>" in page_of(client, product)
+    # The signed-in shell and the page, plus one query for the follow.
+    with django_assert_max_num_queries(6):
+        assert "Follow</button>" in page_of(client, product)
     response = client.post(reverse("catalogue:product-follow", args=[product.pk]))
     assert response["Location"] == reverse("catalogue:product-detail", args=[product.pk])
     follow = Follow.objects.get(user=viewer, product=product)
