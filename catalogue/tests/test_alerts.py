@@ -264,3 +264,15 @@ def test_a_collection_run_queues_the_check_of_a_followed_products_new_price(
     assert len(sent) == 1
     assert alert_check(observation_ids=sent[0]).sent == 1
     assert "80.00 GBP at LHR" in alerts_for(viewer).get().body
+
+
+def test_the_quick_followed_check_agrees_with_the_follows_queryset(viewer, editor, listing):
+    loser, other = ProductFactory(), ProductFactory()
+    follow_set(user=viewer, product=loser, actor=viewer)
+    product_merge(loser=loser, survivor=listing.product, actor=editor, note="same bottle")
+    for product in (listing.product, loser, other):
+        assert alert_queue.product_followed(product.pk) == (
+            Follow.objects.of_products([product.pk]).exists()
+        )
+    assert alert_queue.product_followed(listing.product.pk)
+    assert not alert_queue.product_followed(other.pk)
