@@ -26,7 +26,8 @@ def page_of(client, product):
 def test_an_anonymous_reader_is_offered_a_sign_in_link(
     client, product, django_assert_max_num_queries
 ):
-    with django_assert_max_num_queries(4):
+    # The page with its comparison and price history (a fixed number, however many prices).
+    with django_assert_max_num_queries(6):
         page = page_of(client, product)
     path = reverse("catalogue:product-detail", args=[product.pk])
     assert f"/admin/login/?next={path}" in page
@@ -43,8 +44,8 @@ def test_follow_and_unfollow_in_one_click_each(
     client, viewer, product, django_assert_max_num_queries
 ):
     client.force_login(viewer)
-    # The signed-in shell and the page, plus one query for the follow.
-    with django_assert_max_num_queries(6):
+    # The signed-in shell, the page with its comparison and history, and the follow.
+    with django_assert_max_num_queries(10):
         assert "Follow</button>" in page_of(client, product)
     response = client.post(reverse("catalogue:product-follow", args=[product.pk]))
     assert response["Location"] == reverse("catalogue:product-detail", args=[product.pk])
