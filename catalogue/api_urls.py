@@ -11,11 +11,13 @@ from catalogue.apis import (
     ProductPriceHistoryApi,
     ProductViewSet,
 )
+from catalogue.follow_apis import FollowViewSet
 
 router = SimpleRouter()
 router.register("products", ProductViewSet, basename="catalogue-product")
 router.register("brands", BrandViewSet, basename="catalogue-brand")
 router.register("airports", LocationViewSet, basename="catalogue-location")
+router.register("follows", FollowViewSet, basename="catalogue-follow")
 
 router.register("curation/merges", MergeViewSet, basename="curation-merge")
 router.register("curation/overrides", OverrideViewSet, basename="curation-override")

@@ -16,7 +16,11 @@ from simple_history.models import HistoricalRecords
 
 # The collection records (sources, runs, raw records, rejections) live in their own module;
 # importing it here registers them with the app.
-from catalogue import collection_records  # noqa: F401
+# Follows and price alerts likewise.
+from catalogue import (
+    alert_records,  # noqa: F401
+    collection_records,  # noqa: F401
+)
 from catalogue.fx_records import CURRENCY_SHAPE
 from catalogue.fx_records import FxRate as FxRate
 from catalogue.querysets import (

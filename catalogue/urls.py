@@ -14,6 +14,17 @@ urlpatterns = [
         views.product_prices,
         name="product-prices",
     ),
+    path(
+        "catalogue/products/<uuid:product_id>/follow/",
+        views.product_follow,
+        name="product-follow",
+    ),
+    path(
+        "catalogue/products/<uuid:product_id>/unfollow/",
+        views.product_unfollow,
+        name="product-unfollow",
+    ),
+    path("catalogue/follows/", views.follow_list, name="follow-list"),
     path("catalogue/brands/<slug:slug>/", views.brand_detail, name="brand-detail"),
     path("catalogue/airports/<slug:code>/", views.location_detail, name="location-detail"),
 ]

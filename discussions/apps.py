@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from omnium.notify import notifier_register
+
 
 class DiscussionsConfig(AppConfig):
     name = "discussions"
@@ -11,3 +13,9 @@ class DiscussionsConfig(AppConfig):
         from discussions.readable import register
 
         register()
+
+        # The one sender of notifications, for apps of its own layer (the catalogue's price
+        # alerts) that may not import this one. App registry: the services name the models.
+        from discussions.services import notification_send
+
+        notifier_register(notification_send)

@@ -285,6 +285,8 @@ class NotificationKind(models.TextChoices):
     COMMENT = "comment", "New comment"
     ASK = "ask", "Asked of you"
     RESOLVED = "resolved", "Thread resolved"
+    # Sent by the catalogue (through omnium.notify): a followed product's price fell.
+    PRICE_ALERT = "price_alert", "Price alert"
 
 
 class Notification(models.Model):

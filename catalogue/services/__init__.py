@@ -8,6 +8,12 @@ The package has one module per kind of write; every name callers use is re-expor
 from __future__ import annotations
 
 from catalogue.collection_records import IdentityMode
+from catalogue.services.alerts import (
+    AlertReport,
+    alert_check,
+    follow_remove,
+    follow_set,
+)
 from catalogue.services.aliases import (
     AliasReport,
     brand_alias_apply,
@@ -74,6 +80,7 @@ from catalogue.services.sightings import (
 __all__ = [
     "CENT",
     "EDIT_PERMISSION",
+    "AlertReport",
     "AliasReport",
     "FxBook",
     "FxQuote",
@@ -87,7 +94,10 @@ __all__ = [
     "SightingResult",
     "UsdFilled",
     "_row",
+    "alert_check",
     "brand_alias_apply",
+    "follow_remove",
+    "follow_set",
     "fx_rate_record",
     "fx_rate_set",
     "fx_rates_load",

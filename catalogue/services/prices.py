@@ -20,6 +20,7 @@ from catalogue.models import (
     PriceObservation,
     PriceType,
 )
+from catalogue.services.alert_queue import alert_check_after_commit
 from catalogue.services.common import CENT
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ def _append_observation(
     if PriceObservation.objects.filter(listing=listing, observed_at=observed.observed_at).exists():
         return None
     quote = (fx or FxBook()).convert(observed.currency, observed.observed_at)
-    return PriceObservation.objects.create(
+    observation = PriceObservation.objects.create(
         listing=listing,
         price=observed.price,
         currency=observed.currency,
@@ -144,6 +145,8 @@ def _append_observation(
         run_id=observed.run_id,
         source_kind=observed.source_kind,
     )
+    alert_check_after_commit(observation.pk, listing.product_id)
+    return observation
 
 
 @transaction.atomic
@@ -166,6 +169,7 @@ def price_observation_record(
     The currency is kept as shown; the USD figure uses the day's rate when one is known,
     with that rate's day and source, and stays empty (never estimated) when none is, with
     the reason in ``fx_missing``.
+    Followers' price alerts are checked after commit (``alert_queue``).
     """
     observed = ObservedPrice(
         price=price,
