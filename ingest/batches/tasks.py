@@ -33,17 +33,7 @@ def _worker(task) -> str:
 def batch_validate_task(self, batch_id: str, job_id: str | None = None) -> str:
     """Validate a received batch (as job ``job_id`` when given). While another worker's
     lease is live, retry later."""
-    batch = Batch.objects.get(pk=batch_id)
-    state: list[str] = []
-
-    def work(progress: Progress) -> dict:
-        state.append(
-            services.batch_validate(batch=batch, worker=_worker(self), progress=progress).state
-        )
-        return {"state": state[0]}
-
-    job = job_execute(job_id, work, retry_on=_RETRIED)
-    return state[0] if state else (job.result.get("state", "") if job else "")
+    return _run_phase(self, services.batch_validate, batch_id, job_id)
 
 
 @shared_task(
@@ -57,13 +47,17 @@ def batch_validate_task(self, batch_id: str, job_id: str | None = None) -> str:
 def batch_publish_task(self, batch_id: str, job_id: str | None = None) -> str:
     """Publish an approved batch (as job ``job_id`` when given). While another worker's
     lease is live, retry later."""
+    return _run_phase(self, services.batch_publish, batch_id, job_id)
+
+
+def _run_phase(task, phase, batch_id: str, job_id: str | None) -> str:
+    """Run a leased batch phase (validation or publication) as job ``job_id`` when given;
+    the batch's state after it."""
     batch = Batch.objects.get(pk=batch_id)
     state: list[str] = []
 
     def work(progress: Progress) -> dict:
-        state.append(
-            services.batch_publish(batch=batch, worker=_worker(self), progress=progress).state
-        )
+        state.append(phase(batch=batch, worker=_worker(task), progress=progress).state)
         return {"state": state[0]}
 
     job = job_execute(job_id, work, retry_on=_RETRIED)
