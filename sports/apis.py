@@ -30,7 +30,7 @@ from omnium.filters import unknown_parameters
 from omnium.pagination import CountedPagePagination
 from sports.api_examples import COMPETITIONS_EXAMPLE, FIXTURES_EXAMPLE
 from sports.filters import CompetitionFilter, FixtureFilter, ParticipantFilter, TimelineFilter
-from sports.freshness import fixture_freshness
+from sports.freshness import competition_freshness, fixture_freshness, participant_freshness
 from sports.models import (
     Competition,
     EntityType,
@@ -135,6 +135,7 @@ class CompetitionViewSet(viewsets.ReadOnlyModelViewSet):
         summary="One node with its children, breadcrumb and effective type and format",
         responses={200: CompetitionDetailSerializer, 301: MOVED},
     )
+    @conditional(competition_freshness, cache_seconds=300)
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         node = self.get_object()
         if node.merged_into_id is not None:
@@ -319,6 +320,7 @@ class ParticipantViewSet(viewsets.ReadOnlyModelViewSet):
         summary="One participant with aliases, sports and external ids",
         responses={200: ParticipantDetailSerializer, 301: MOVED},
     )
+    @conditional(participant_freshness, cache_seconds=300)
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         participant = self.get_object()
         if participant.merged_into_id is not None:

@@ -289,3 +289,65 @@ def test_a_finished_refresh_changes_the_leaderboards_etag(api, batter, cricket_f
 def test_leaderboards_with_other_parameters_have_other_etags(api, batter):
     url = "/api/v1/cricket/leaderboards/batting/"
     assert api.get(url)["ETag"] != api.get(url, {"ordering": "-balls_faced"})["ETag"]
+
+
+@pytest.fixture
+def league(editor):
+    from sports.services.tree import competition_create
+
+    root = competition_create(code="etag-league", name="Etag League", type="league", actor=editor)
+    season = competition_create(
+        code="etag-2026", name="2026", type="season", parent=root, actor=editor
+    )
+    return root, season
+
+
+def test_a_competition_answers_304_until_a_child_is_added(api, league, editor):
+    from sports.services.tree import competition_create
+
+    root, _season = league
+    url = f"/api/v1/competitions/{root.pk}/"
+    first = api.get(url)
+    assert first["ETag"] and first["Last-Modified"]
+    assert api.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    competition_create(code="etag-2027", name="2027", type="season", parent=root, actor=editor)
+    again = api.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200
+    assert len(again.json()["children"]) == 2
+
+
+def test_a_renamed_ancestor_changes_a_competitions_etag(api, league, editor):
+    from sports.services.tree import competition_update
+
+    root, season = league
+    url = f"/api/v1/competitions/{season.pk}/"
+    first = api.get(url)
+    competition_update(node=root, changes={"name": "Renamed League"}, actor=editor)
+    again = api.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200
+    assert "Renamed League" in json.dumps(again.json()["breadcrumb"])
+
+
+def test_a_participant_answers_304_until_it_gains_an_alias(api):
+    from sports.models import ParticipantAlias
+    from sports.tests.factories import ParticipantFactory
+
+    player = ParticipantFactory()
+    url = f"/api/v1/participants/{player.pk}/"
+    first = api.get(url)
+    assert first["ETag"]
+    assert api.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    seen = datetime(2026, 1, 5, tzinfo=UTC)
+    ParticipantAlias.objects.create(
+        participant=player, name="Another Name", source_code="test", first_seen=seen, last_seen=seen
+    )
+    assert api.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 200
+
+
+def test_a_merged_participant_still_moves_to_its_survivor(api):
+    from sports.tests.factories import ParticipantFactory
+
+    survivor = ParticipantFactory()
+    merged = ParticipantFactory(merged_into=survivor)
+    response = api.get(f"/api/v1/participants/{merged.pk}/", HTTP_IF_NONE_MATCH="*")
+    assert response.status_code == 301

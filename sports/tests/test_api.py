@@ -185,9 +185,8 @@ def test_competition_detail_has_children_breadcrumb_and_effective_values(
     api, games, django_assert_num_queries
 ):
     competition_create(code="final", name="Final", type="phase", parent=games["event"], actor="t")
-    with django_assert_num_queries(
-        4
-    ):  # the node, its children, its ancestors, the anonymous admission
+    # the node, its children, its ancestors, the anonymous admission, the freshness state
+    with django_assert_num_queries(5):
         body = api.get(f"{API}/competitions/{games['event'].pk}/").json()
     assert [c["code"] for c in body["children"]] == ["heats", "final"]
     assert [c["code"] for c in body["breadcrumb"]] == ["paris-2024", "ath"]
@@ -490,7 +489,7 @@ def test_participant_detail_shows_aliases_sports_and_every_external_id(
         source_code="x", entity_type=EntityType.FIXTURE, external_id="F", internal_id=ana.pk
     )
     # the participant, its aliases, its sports, its external ids through the merge chain
-    with django_assert_num_queries(5):  # + the anonymous admission
+    with django_assert_num_queries(6):  # + the anonymous admission and the freshness state
         body = api.get(f"{API}/participants/{ana.pk}/").json()
     assert {(e["source"], e["external_id"]) for e in body["external_ids"]} == {
         ("olympics", "OLY-1"),
