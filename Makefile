@@ -12,6 +12,7 @@ PORT ?= 8000
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
+.PHONY: verify-data
 .PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query
 
 help: ## List the commands
@@ -97,6 +98,9 @@ typecheck: install ## mypy with django-stubs over every app (strict on services 
 test: services lint typecheck ## Install, ensure services, lint, type-check, check migrations, run the whole suite
 	DEBUG=true $(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+verify-data: services ## The whole-data checks the suite samples (every dev league-season's table against the published one)
+	$(VENV)/bin/pytest -m whole_data $(PYTEST_ARGS)
 
 bench-tree: services ## Benchmark: every fixture under a Games root, MPTT range vs recursive CTE
 	$(PY) bench/tree.py
