@@ -7,11 +7,19 @@ import atexit
 import os
 import shutil
 import tempfile
+from urllib.parse import urlsplit, urlunsplit
 
 os.environ.setdefault("DEBUG", "false")
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+# The suite's Redis database is its own (15, or TEST_REDIS_DB) on whatever server REDIS_URL
+# names: the Makefile exports database 0 to every target, and a `make run` beside `make test`
+# keeps its broker queue and cache there.
+os.environ["REDIS_URL"] = urlunsplit(
+    urlsplit(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))._replace(
+        path=f"/{os.environ.get('TEST_REDIS_DB', '15')}"
+    )
+)
 os.environ.setdefault("CACHE_KEY_PREFIX", "omnium-test")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", "omnium-test")

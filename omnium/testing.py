@@ -137,6 +137,22 @@ class _DatabaseAsApplicationRole:
                 teardown_databases(db_cfg, verbosity=request.config.option.verbose)
 
 
+def cache_clear_own() -> int:
+    """Delete this run's cache entries (its ``KEY_PREFIX``) and nothing else.
+
+    ``cache.clear()`` empties the whole Redis database, which other runs (a helper's tests,
+    CI) share under prefixes of their own; returns how many keys went."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+    prefix = settings.CACHES["default"]["KEY_PREFIX"]
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+    return len(keys)
+
+
 def pytest_configure(config):
     config.pluginmanager.register(_DatabaseAsApplicationRole(), "omnium-database-roles")
 

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from catalogue.tests.factories import ListingFactory, PriceObservationFactory, ProductFactory
 from cricket.tests.factories import cricsheet_match, seed_dismissal_kinds
 from ingest.cricsheet.importer import Importer
+from omnium.testing import cache_clear_own
 from sports.models import Fixture
 from sports.tests.factories import CompetitorFactory, FixtureFactory, publish
 
@@ -135,7 +136,7 @@ def test_the_etag_differs_between_representations(api, fixture):
 
 @pytest.fixture
 def empty_cache():
-    cache.clear()
+    cache_clear_own()
 
 
 @pytest.mark.parametrize("kind", ["fixture", "scorecard", "product"])

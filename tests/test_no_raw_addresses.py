@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from accounts.models import AnonymousSourceMinute, ApiUsage, AuditEntry
 from accounts.services import api_key_issue, audit_record
 from accounts.tests.factories import ApiConsumerFactory
+from omnium.testing import cache_clear_own
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +81,7 @@ def test_no_table_log_line_or_redis_entry_holds_the_client_address(
     settings.API_ANON_PER_MINUTE = 5
     admin_user.set_password("a-long-password-for-tests")
     admin_user.save()
-    cache.clear()
+    cache_clear_own()
     caplog.set_level(logging.DEBUG)
     _key, plaintext = api_key_issue(consumer=ApiConsumerFactory(owner=viewer), actor=admin_user)
     _traffic(address, plaintext, "a-long-password-for-tests")

@@ -71,3 +71,36 @@ def test_manage_py_runs_in_debug_only_when_no_secret_key_is_set():
         ALLOWED_HOSTS="omnium.example.org",
     )
     assert deployed.stdout.strip().splitlines()[-1] == "False", deployed.stderr
+
+
+def test_the_suite_uses_its_own_redis_database_whatever_redis_url_says():
+    # The Makefile exports database 0 to every target, `make test` included.
+    result = _run(
+        [
+            "-c",
+            "import django; django.setup(); from django.conf import settings; "
+            "print(settings.CACHES['default']['LOCATION'], settings.CELERY_BROKER_URL)",
+        ],
+        DJANGO_SETTINGS_MODULE="omnium.settings_test",
+        REDIS_URL="redis://127.0.0.1:6379/0",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["redis://127.0.0.1:6379/15"] * 2
+
+
+def test_clearing_the_suites_cache_leaves_other_runs_keys():
+    import redis
+    from django.conf import settings
+    from django.core.cache import cache
+
+    from omnium.testing import cache_clear_own
+
+    other = redis.Redis.from_url(settings.CACHES["default"]["LOCATION"])
+    other.set("omnium-someone-else:1:kept", "x", ex=60)
+    cache.set("ours", "x", 60)
+    try:
+        assert cache_clear_own() >= 1
+        assert cache.get("ours") is None
+        assert other.get("omnium-someone-else:1:kept") == b"x"
+    finally:
+        other.delete("omnium-someone-else:1:kept")
