@@ -93,3 +93,21 @@ def test_the_home_page_costs_a_fixed_number_of_queries(client, django_assert_num
         )
     with django_assert_num_queries(5):
         client.get("/")
+
+
+def test_a_refused_action_shows_its_reason_on_the_page_it_returns_to(client, editor):
+    from django.contrib.contenttypes.models import ContentType
+
+    from discussions.tests.factories import ArticleFactory
+
+    article = ArticleFactory(status="published", published_at=timezone.now())
+    page = reverse("discussions:article-detail", args=[article.slug])
+    client.force_login(editor)
+    kind = ContentType.objects.get_for_model(article).pk
+    response = client.post(
+        f"/discussions/{kind}/{article.pk}/", {"op": "no-such-op", "next": page}, follow=True
+    )
+    assert response.redirect_chain[-1][0] == page
+    html = response.content.decode()
+    assert 'class="messages" role="status"' in html
+    assert "Unknown action &#x27;no-such-op&#x27;." in html

@@ -5,7 +5,8 @@
   if (typeof Chart === "undefined") return;
   var css = getComputedStyle(document.documentElement);
   function color(name) { return css.getPropertyValue(name).trim(); }
-  var palette = ["--chart-1", "--chart-2", "--chart-3", "--chart-4"].map(color);
+  // Eight colours; past eight series a line is also dashed, so ten shops stay apart.
+  var palette = [1, 2, 3, 4, 5, 6, 7, 8].map(function (n) { return color("--chart-" + n); });
   var ink = color("--ink"), grid = color("--chart-grid"), bad = color("--bad");
   Chart.defaults.color = ink;
   Chart.defaults.borderColor = grid;
@@ -26,6 +27,7 @@
     if (kind === "line") {
       ds.tension = 0;
       ds.borderWidth = 2;
+      ds.borderDash = Math.floor(i / palette.length) % 2 ? [6, 3] : [];
       ds.pointRadius = series.values.map(function (_, j) { return marks[j] ? 5 : 0; });
       ds.pointHoverRadius = 5;
       ds.pointBackgroundColor = series.values.map(function (_, j) { return marks[j] ? bad : base; });
