@@ -42,7 +42,7 @@ services: install ## Check PostgreSQL and Redis (start them if installed here) a
 # Welcome and reset links name the site that is actually served: the host and port `run`
 # starts the server on, unless SITE_URL is given.
 run: export SITE_URL := $(or $(SITE_URL),http://$(HOST):$(PORT))
-run: services ## Install, migrate, load the sample data, queue merge candidates, start web + worker + beat
+run: services ## Install, migrate, load the sample data, queue merge candidates, start web + two workers (interactive, bulk) + beat
 	DEBUG=$${DEBUG:-true} $(MANAGE) migrate --noinput
 	DEBUG=$${DEBUG:-true} $(MANAGE) load_samples
 	@# The queue has its candidates before anyone opens the console (the collection's own
@@ -55,13 +55,15 @@ run: services ## Install, migrate, load the sample data, queue merge candidates,
 	@echo "admin  http://$(HOST):$(PORT)/admin/"
 	@echo "api    http://$(HOST):$(PORT)/api/v1/   docs http://$(HOST):$(PORT)/api/docs/"
 	@echo "health http://$(HOST):$(PORT)/healthz"
-	@echo "Ctrl-C stops the web server, the worker and the scheduler."
+	@echo "Ctrl-C stops the web server, the workers and the scheduler."
 	@# All three run in the background and the shell waits: bash runs its trap during `wait`
 	@# (not while a foreground child runs), so Ctrl-C, a closed terminal, or any process
 	@# ending stops the others too. Beat keeps its schedule state under var/ (ignored by git).
 	@mkdir -p var
 	@export DEBUG=$${DEBUG:-true}; trap 'trap - EXIT INT TERM HUP; kill 0' EXIT INT TERM HUP; \
-	  $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=2 & \
+	  queue=$${CELERY_TASK_DEFAULT_QUEUE:-omnium}; \
+	  $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=1 --queues=$$queue --hostname=interactive@%h & \
+	  $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=1 --queues=$$queue-bulk --hostname=bulk@%h & \
 	  $(VENV)/bin/celery -A omnium beat --loglevel=INFO --schedule=var/celerybeat-schedule & \
 	  $(MANAGE) runserver $(HOST):$(PORT) & \
 	  wait -n
@@ -69,7 +71,7 @@ run: services ## Install, migrate, load the sample data, queue merge candidates,
 web: services ## Start only the web server (development)
 	DEBUG=$${DEBUG:-true} $(MANAGE) runserver $(HOST):$(PORT)
 
-worker: services ## Start a Celery worker
+worker: services ## Start a Celery worker on both queues (interactive and bulk)
 	DEBUG=$${DEBUG:-true} $(VENV)/bin/celery -A omnium worker --loglevel=INFO
 
 beat: services ## Start the Celery scheduler (periodic collection, pruning, expiry)

@@ -314,7 +314,27 @@ CELERY_RESULT_EXPIRES = 86_400
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Task modules beyond each app's tasks.py (autodiscovered).
 CELERY_IMPORTS = ["ingest.sports_tasks", "cricket.stats.tasks", "ingest.batches.tasks"]
+# Two queues, so long work never waits in front of short work: the default queue is the
+# interactive one (statistics refreshes, price alerts, mail, sweeps, anything unrouted);
+# imports, collections, rebuilds, suggestion runs, batch phases and releases go to
+# `<default>-bulk`. `make run` starts a worker for each; a worker started without
+# `--queues` consumes both.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "omnium")
+CELERY_BULK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-bulk"
+CELERY_TASK_QUEUES: dict[str, dict] = {CELERY_TASK_DEFAULT_QUEUE: {}, CELERY_BULK_QUEUE: {}}
+CELERY_BULK_TASKS = (
+    "ingest.import_openfootball",
+    "ingest.import_games",
+    "ingest.import_cricsheet",
+    "ingest.collect_source",
+    "ingest.batch_validate",
+    "ingest.batch_publish",
+    "catalogue.suggest_candidates",
+    "cricket.statistics_rebuild",
+    "cricket.dataset_release_build",
+    "sports.stat_table_rebuild",
+)
+CELERY_TASK_ROUTES = {name: {"queue": CELERY_BULK_QUEUE} for name in CELERY_BULK_TASKS}
 CELERY_BEAT_SCHEDULE = {
     # Retailer feeds: the task itself skips disabled sources (the kill switch).
     "collect-enabled-sources": {

@@ -157,11 +157,16 @@ def pytest_configure(config):
     config.pluginmanager.register(_DatabaseAsApplicationRole(), "omnium-database-roles")
 
 
-def celery_worker_start(queue: str | None = None) -> subprocess.Popen:
-    """Start a real ``celery worker`` process on a queue of its own (``process.queue``),
-    pointed at the test database. The caller stops it (a test that kills a worker mid-way
-    starts one of its own with this; the rest share ``celery_worker_process``)."""
+def celery_worker_start(
+    queue: str | None = None, *, consumes: tuple[str, ...] = ("interactive", "bulk")
+) -> subprocess.Popen:
+    """Start a real ``celery worker`` process on a queue of its own (``process.queue``, the
+    default queue; its bulk queue is ``<queue>-bulk``), pointed at the test database.
+    ``consumes`` names which of the two it takes work from. The caller stops it (a test
+    that kills a worker mid-way starts one of its own with this; the rest share
+    ``celery_worker_process``)."""
     queue = queue or f"test-{uuid.uuid4().hex[:12]}"
+    names = {"interactive": queue, "bulk": f"{queue}-bulk"}
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "omnium.settings_test",
@@ -177,9 +182,9 @@ def celery_worker_start(queue: str | None = None) -> subprocess.Popen:
             "omnium",
             "worker",
             "--queues",
-            queue,
+            ",".join(names[kind] for kind in consumes),
             "--hostname",
-            f"{queue}@%h",
+            f"{queue}-{'-'.join(consumes)}@%h",
             "--pool",
             "solo",
             "--without-gossip",
