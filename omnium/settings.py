@@ -99,6 +99,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Every error under /api/ in the API's JSON shape, whatever answered it.
     "omnium.exceptions.ApiErrorMiddleware",
+    # A NUL character in the path or a parameter is a 400, never a database error.
+    "omnium.request_guard.NulByteMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
