@@ -42,3 +42,11 @@ def guard_apply(alias: str = DEFAULT_DB_ALIAS) -> None:
             owner=str(settings.DATABASE_OWNER["USER"]), app=settings.DATABASE_APP_ROLE
         ):
             cursor.execute(statement)
+
+
+def analyze(*tables: str, alias: str = DEFAULT_DB_ALIAS) -> None:
+    """Refresh the planner's statistics of ``tables`` after a bulk load, as the application
+    role (through the owner's ``omnium_analyze``; a plain ANALYZE by a role that does not own
+    the table is skipped by PostgreSQL with only a warning)."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute("SELECT omnium_analyze(%s)", [list(tables)])

@@ -118,7 +118,11 @@ def guard_statements(*, owner: str, app: str) -> list[str]:
     - ``pgtrigger.ignore`` is switched off for everyone: any session may set a custom
       setting, so a guard that a setting can lift is no guard. pgtrigger re-creates its
       ``_pgtrigger_should_ignore`` function whenever it installs a trigger, which is why
-      this runs at the end of every ``migrate``, after the last trigger went in.
+      this runs at the end of every ``migrate``, after the last trigger went in;
+    - ``omnium_analyze(tables)`` lets the application refresh the planner's statistics of its
+      own tables after a bulk load: PostgreSQL 15 lets only a table's owner ANALYZE it, and
+      an ANALYZE by anyone else is skipped with a warning. The function runs as its owner,
+      takes only tables of the ``public`` schema, and does nothing else.
     """
     o, a = role_name(owner), role_name(app)
     return [
@@ -132,8 +136,29 @@ def guard_statements(*, owner: str, app: str) -> list[str]:
         f"ALTER DEFAULT PRIVILEGES FOR ROLE {o} IN SCHEMA public"
         f" GRANT USAGE, SELECT ON SEQUENCES TO {a}",
         _NEVER_IGNORE,
+        _ANALYZE,
+        "REVOKE ALL ON FUNCTION public.omnium_analyze(text[]) FROM PUBLIC",
+        f"GRANT EXECUTE ON FUNCTION public.omnium_analyze(text[]) TO {a}",
     ]
 
+
+_ANALYZE = """
+CREATE OR REPLACE FUNCTION public.omnium_analyze(tables text[]) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+    name text;
+BEGIN
+    FOREACH name IN ARRAY tables LOOP
+        IF NOT EXISTS (
+            SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = 'public' AND tablename = name
+        ) THEN
+            RAISE EXCEPTION 'omnium_analyze: % is not a table of this database', name;
+        END IF;
+        EXECUTE format('ANALYZE public.%I', name);
+    END LOOP;
+END;
+$$
+"""
 
 _NEVER_IGNORE = """
 CREATE OR REPLACE FUNCTION public._pgtrigger_should_ignore(trigger_name NAME) RETURNS BOOLEAN AS $$

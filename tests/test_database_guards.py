@@ -258,3 +258,30 @@ def test_a_user_can_still_be_created_and_edited_by_the_application():
     user.first_name = "Changed"
     user.save(update_fields=["first_name"])
     assert type(user).objects.get(pk=user.pk).first_name == "Changed"
+
+
+# --- planner statistics ---------------------------------------------------------------------
+
+
+def _reltuples(table: str) -> float:
+    return _one("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [table])[0]
+
+
+def test_the_application_role_refreshes_planner_statistics_through_omnium_analyze():
+    from omnium.db import analyze
+
+    BrandFactory.create_batch(37)
+    rows = Brand.objects.count()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE catalogue_brand")  # skipped: the role does not own it
+    assert _reltuples("catalogue_brand") != rows
+    analyze("catalogue_brand")
+    assert _reltuples("catalogue_brand") == rows
+
+
+def test_omnium_analyze_takes_only_the_projects_tables():
+    from omnium.db import analyze
+
+    with pytest.raises(DatabaseError, match="not a table of this database"):
+        with transaction.atomic():
+            analyze("pg_authid")

@@ -57,6 +57,8 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from omnium.db import analyze
+
 LINE_TABLES = (
     "cricket_cricketbattingline",
     "cricket_cricketbowlingline",
@@ -525,6 +527,5 @@ def lines_rebuild_all() -> int:
                 statement.format(where="true", deliveries_innings="true", deliveries="true")
             )
             written += cursor.rowcount
-        for table in LINE_TABLES:
-            cursor.execute(f"ANALYZE {table}")
+        analyze(*LINE_TABLES)
     return written

@@ -42,6 +42,7 @@ from cricket.services import SOURCE
 from cricket.source_revisions import SOURCE_REVISION, match_revise
 from cricket.stats.refresh import statistics_refresh
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
+from omnium.db import analyze
 from sports.models import (
     EntityType,
     ExternalIdMap,
@@ -554,8 +555,7 @@ _GROWN_TABLES = (
 
 
 def _analyze_cricket_tables() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(f"ANALYZE {', '.join(_GROWN_TABLES)}")
+    analyze(*_GROWN_TABLES)
 
 
 def _file_seen(sha: str) -> bool:
