@@ -282,6 +282,8 @@ def test_the_application_role_refreshes_planner_statistics_through_omnium_analyz
 def test_omnium_analyze_takes_only_the_projects_tables():
     from omnium.db import analyze
 
-    with pytest.raises(DatabaseError, match="not a table of this database"):
-        with transaction.atomic():
-            analyze("pg_authid")
+    with (
+        pytest.raises(DatabaseError, match="not a table of this database"),
+        transaction.atomic(),
+    ):
+        analyze("pg_authid")
