@@ -32,6 +32,29 @@ def setup_django(database: str = "omnium_bench") -> None:
     call_command("migrate", verbosity=0)
 
 
+def fresh_database(database: str) -> None:
+    """Like ``setup_django``, on a benchmark database dropped and created anew first.
+
+    A benchmark that needs empty tables cannot TRUNCATE them: the append-only tables refuse
+    TRUNCATE even to their owner. So it starts from a new database instead."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    sys.path.insert(0, str(REPO))
+    from omnium.dbroles import admin_url, connect_params
+
+    url = os.environ.get("BENCH_DATABASE_URL", f"postgres://127.0.0.1:5432/{database}")
+    name = urlsplit(url).path.lstrip("/")
+    if not name.startswith("omnium_bench"):
+        raise SystemExit(f"refusing to drop {name!r}, not a benchmark database")
+    with psycopg.connect(
+        **connect_params(admin_url(url, os.environ.get("DATABASE_ADMIN_URL")), "postgres"),
+    ) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'.encode())
+    setup_django(database)
+
+
 def median_ms(fn: Callable[[], object], *, runs: int, warmup: int = 3) -> float:
     for _ in range(warmup):
         fn()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import closing_line, median_ms, setup_django
+from bench.common import closing_line, fresh_database, median_ms
 
 FEEDS = ("rs-maxi", "ebay-perfume", "alko")
 
@@ -44,8 +44,7 @@ def timed_rolled_back(history: bool) -> float:
 
 
 def main() -> None:
-    setup_django("omnium_bench_suggest")
-    from django.db import connection
+    fresh_database("omnium_bench_suggest")
 
     from catalogue.models import Product
     from catalogue.suggest import _rows
@@ -55,14 +54,6 @@ def main() -> None:
 
     if not (SHARED_DATA / "catalogue").is_dir():
         sys.exit(f"bench-suggest needs the local-only catalogue data at {SHARED_DATA}/catalogue")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "TRUNCATE catalogue_mergecandidate, catalogue_productmerge, catalogue_override, "
-            "catalogue_historicalproduct, catalogue_historicalbrand, "
-            "catalogue_historicalproductline, catalogue_priceobservation, catalogue_listing, "
-            "catalogue_product, catalogue_productline, catalogue_brand, ingest_rawrecord, "
-            "ingest_rejectedobservation, ingest_collectionrun CASCADE"
-        )
     without = timed_rolled_back(history=False)
     with_history = timed_rolled_back(history=True)
     print(f"collect 3 feeds: {without:.1f} s without history, {with_history:.1f} s with it")

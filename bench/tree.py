@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import closing_line, median_ms, setup_django
+from bench.common import closing_line, fresh_database, median_ms
 
 NODES = 2709
 FIXTURES = 8917
@@ -29,14 +29,6 @@ def build(progress) -> str:
     from sports.models import Archetype, Competition, Fixture, Sport
     from sports.services import competition_create
 
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "TRUNCATE sports_statline, sports_timelineactor, sports_timelineitem, "
-            "sports_ledgerstream, sports_fixturecompetitor, sports_fixtureamendment, "
-            "sports_fixtureattempt, sports_fixturerelation, sports_scoreboard, sports_fixture, "
-            "sports_competitionentry, sports_competition, sports_sportdefinitionversion, "
-            "sports_sport CASCADE"
-        )
     per_sport = (NODES - 1 - SPORTS) // SPORTS  # events + phases below each sport node
     extra = (NODES - 1 - SPORTS) % SPORTS
     leaves: list[Competition] = []
@@ -116,7 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=50)
     args = parser.parse_args()
-    setup_django()
+    fresh_database("omnium_bench_tree")
     from django.db import connection
     from tqdm import tqdm
 
