@@ -218,12 +218,19 @@ STORAGES = {
     },
 }
 
+# Fails open (omnium.cache): with Redis down a read is a miss, never a 500, and connecting
+# gives up quickly.
+CACHE_CONNECT_TIMEOUT = 0.5
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "omnium.cache.FailOpenRedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "omnium"),
         "TIMEOUT": 300,
+        "OPTIONS": {
+            "socket_connect_timeout": CACHE_CONNECT_TIMEOUT,
+            "socket_timeout": 2 * CACHE_CONNECT_TIMEOUT,
+        },
     }
 }
 

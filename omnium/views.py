@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import redis
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -12,6 +14,7 @@ from django.views.defaults import bad_request as default_bad_request
 from django.views.defaults import page_not_found
 from django.views.defaults import server_error as default_server_error
 
+from omnium.cache import cache_failures
 from omnium.exceptions import PayloadTooLarge, error_body
 from omnium.home import panels as home_panels
 
@@ -77,9 +80,11 @@ def _redis_ok() -> bool:
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """200 when PostgreSQL and Redis both answer; 503 naming each one that does not."""
-    checks = {
+    checks: dict[str, Any] = {
         "database": "ok" if _database_ok() else "unavailable",
         "redis": "ok" if _redis_ok() else "unavailable",
     }
     healthy = all(state == "ok" for state in checks.values())
+    # Not a check: the cache fails open, so its failures slow pages down but break nothing.
+    checks["cache"] = cache_failures()
     return JsonResponse(checks, status=200 if healthy else 503)

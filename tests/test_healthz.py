@@ -13,7 +13,8 @@ def _closed_port() -> int:
 def test_healthz_is_200_when_database_and_redis_answer(client):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"database": "ok", "redis": "ok"}
+    body = response.json()
+    assert (body["database"], body["redis"]) == ("ok", "ok")
 
 
 @pytest.mark.django_db
@@ -21,7 +22,8 @@ def test_healthz_is_503_naming_redis_when_redis_is_unreachable(client, settings)
     settings.REDIS_URL = f"redis://127.0.0.1:{_closed_port()}/0"
     response = client.get("/healthz")
     assert response.status_code == 503
-    assert response.json() == {"database": "ok", "redis": "unavailable"}
+    body = response.json()
+    assert (body["database"], body["redis"]) == ("ok", "unavailable")
 
 
 @pytest.mark.django_db
