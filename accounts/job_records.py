@@ -12,14 +12,20 @@ from omnium.models import UUIDModel
 
 
 class JobKind(models.TextChoices):
-    """The long work a job records. Each kind is run by one Celery task
-    (``accounts.services.jobs.JOB_TASKS``), named by string: this app imports none of them."""
+    """The long work a job records. A kind in ``accounts.services.jobs.JOB_TASKS`` is run by
+    that Celery task, named by string (this app imports none of them); the imports are
+    recorded by whatever runs them (their command or their task), and are not queued here."""
 
     COLLECT = "collect", "Collection"
     SUGGEST = "suggest", "Suggest merge candidates"
     STATISTICS_REBUILD = "statistics_rebuild", "Statistics rebuild"
     BATCH_VALIDATE = "batch_validate", "Batch validation"
     BATCH_PUBLISH = "batch_publish", "Batch publication"
+    STATISTICS_REFRESH = "statistics_refresh", "Statistics refresh"
+    DATASET_RELEASE = "dataset_release", "Dataset release"
+    CRICSHEET_IMPORT = "cricsheet_import", "Cricsheet import"
+    GAMES_IMPORT = "games_import", "Games import"
+    LEAGUE_IMPORT = "league_import", "League import"
 
 
 class JobState(models.TextChoices):

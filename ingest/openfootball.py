@@ -20,6 +20,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.text import slugify
 
+from omnium.progress import ProgressCallback
 from sports.models import (
     Archetype,
     Competition,
@@ -416,17 +417,28 @@ def import_files(
     code: str,
     name: str,
     config: dict | None = None,
-    progress: Callable[[int], None] | None = None,
-    on_file: Callable[[Path], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> ImportSummary:
     """Validate every file first (nothing is written when any is broken), then import each
-    season in its own transaction. The one entry point of the CLI, the task and samples."""
+    season in its own transaction. The one entry point of the CLI, the task and samples.
+    ``progress`` hears of each match written (the total is every file's matches; the step
+    the file's name)."""
     seasons = [parse_season(Path(path)) for path in paths]
     summary = ImportSummary()
+    done = 0
+    if progress:
+        progress(0, total=sum(len(season.matches) for season in seasons), step="validated")
+
+    def one_match(_: int) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done)
+
     for season in seasons:
-        if on_file:
-            on_file(season.path)
+        if progress:
+            progress(done, step=season.path.name)
         import_season(
-            season, code=code, name=name, summary=summary, config=config, progress=progress
+            season, code=code, name=name, summary=summary, config=config, progress=one_match
         )
     return summary

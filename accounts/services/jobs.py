@@ -51,9 +51,21 @@ JOB_TASKS: Mapping[str, str] = {
     JobKind.STATISTICS_REBUILD: "cricket.statistics_rebuild",
     JobKind.BATCH_VALIDATE: "ingest.batch_validate",
     JobKind.BATCH_PUBLISH: "ingest.batch_publish",
+    JobKind.STATISTICS_REFRESH: "cricket.statistics_refresh",
+    JobKind.DATASET_RELEASE: "cricket.dataset_release_build",
 }
-# Kinds whose work acts on one row, named by ``target``.
-TARGETED = frozenset({JobKind.COLLECT, JobKind.BATCH_VALIDATE, JobKind.BATCH_PUBLISH})
+# Kinds whose queued work acts on one row, named by ``target`` (a collection's source, a
+# batch, a recorded refresh, a release's request). The command line may run a release
+# into a directory of its own, with no row to name.
+TARGETED = frozenset(
+    {
+        JobKind.COLLECT,
+        JobKind.BATCH_VALIDATE,
+        JobKind.BATCH_PUBLISH,
+        JobKind.STATISTICS_REFRESH,
+        JobKind.DATASET_RELEASE,
+    }
+)
 VIA = ("console", "cli", "beat", "celery", "api")
 
 
@@ -103,7 +115,11 @@ def job_start(
     if via not in VIA:
         raise ValidationError({"via": f"{via!r}: must be one of {', '.join(VIA)}."})
     target = "" if target is None else str(target)
-    if kind in TARGETED and not target:
+    if enqueue and kind not in JOB_TASKS:
+        raise ValidationError(
+            {"kind": f"A {JobKind(kind).label.lower()} job is run by its command or its task."}
+        )
+    if enqueue and kind in TARGETED and not target:
         raise ValidationError({"target": f"A {JobKind(kind).label.lower()} job names its row."})
     # The job row names who started it (``started_by``); it is its own record of that.
     # The task's id is chosen here, so the job names it before the task is even sent.
@@ -143,6 +159,11 @@ def job_retry(*, job: Job, actor: User | None, via: str = "console", **options: 
     if job.state != JobState.FAILED:
         raise ValidationError(
             f"Job {job.pk} is {job.get_state_display().lower()}; only a failed job is retried."
+        )
+    if job.kind not in JOB_TASKS or (job.kind in TARGETED and not job.target):
+        raise ValidationError(
+            f"Job {job.pk} ({job.get_kind_display().lower()}) ran from the command line or its "
+            "own task; run that again."
         )
     return job_start(
         kind=job.kind,

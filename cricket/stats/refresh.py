@@ -10,7 +10,8 @@ What it does (the refresh boundary: exactly the scopes a write touches are rebui
 2. bumps those participants' data versions (their stored snapshots become stale at once,
    so no reader sees a figure from before the write) and the fixtures' input versions
    (their stored lines become stale at once);
-3. on commit, enqueues ``statistics_refresh_task``, which rebuilds exactly those fixtures'
+3. records a job for it (``accounts.services.job_start``: the console lists its progress)
+   and on commit sends ``statistics_refresh_task``, which rebuilds exactly those fixtures'
    lines and those participants' snapshots, marking each snapshot built from the version
    this refresh bumped it to.
 
@@ -33,6 +34,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.models import JobKind
+from accounts.services import job_start
 from cricket.stats.aggregates import Scope, snapshots_invalidate_all, snapshots_rebuild
 from cricket.stats.engine import lines_rebuild, lines_rebuild_all, lines_stale
 from cricket.stats.models import (
@@ -44,7 +47,7 @@ from cricket.stats.models import (
 )
 from omnium.progress import ProgressCallback
 from sports.models import Submission
-from sports.services.common import Actor, actor_label, audit_person
+from sports.services.common import Actor, actor_label, actor_user, audit_person
 
 # Everyone a fixture names: its current lines (the state before the write) and its live
 # deliveries, wickets, fielders and squad (the state after it). Answered as survivors.
@@ -134,8 +137,9 @@ def statistics_refresh(
     - ``submission``: the submission that caused it, when there is one.
 
     Writes the refresh record, its dependency rows (fixture, season, competition, career),
-    the participants' new data versions and the fixtures' new input versions, then
-    enqueues ``statistics_refresh_task`` on commit. Returns the refresh record. Raises
+    the participants' new data versions and the fixtures' new input versions, and a job
+    (``accounts.Job``) whose task, ``statistics_refresh_task``, is sent on commit. Returns
+    the refresh record. Raises
     ``ValidationError`` with nothing written when there is no reason or nothing to refresh.
     """
     fixtures = sorted({str(pk) for pk in fixture_ids})
@@ -187,25 +191,33 @@ def statistics_refresh(
             key=refresh.pk,
             detail={"reason": refresh.reason, "fixtures": fixtures},
         )
-        transaction.on_commit(lambda: _enqueue(refresh.pk))
+        _job_start(refresh, actor)
     return refresh
 
 
-def _enqueue(refresh_id: Any) -> None:
-    # Celery task lookup: the task is found when a refresh is enqueued, so this module (which
-    # the task itself calls back into) does not load the task module on import.
-    from cricket.stats.tasks import statistics_refresh_task
-
+def _job_start(refresh: StatisticsRefresh, actor: Actor) -> None:
+    """The refresh's job: its progress on the console's job pages, its task sent on commit
+    (``job_start`` sends ``statistics_refresh_task`` by name, on ``STATISTICS_REFRESH_QUEUE``
+    when set)."""
     queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)
-    options = {"queue": queue} if queue else {}
-    statistics_refresh_task.apply_async(args=(str(refresh_id),), **options)
+    job_start(
+        kind=JobKind.STATISTICS_REFRESH,
+        actor=actor_user(actor),
+        via="celery",
+        target=refresh.pk,
+        target_label=refresh.reason,
+        **({"queue": queue} if queue else {}),
+    )
 
 
-def statistics_refresh_run(*, refresh_id: Any) -> StatisticsRefresh:
+def statistics_refresh_run(
+    *, refresh_id: Any, progress: ProgressCallback | None = None
+) -> StatisticsRefresh:
     """Carry out one recorded refresh (the Celery task's body; safe to run twice): rebuild
     its fixtures' lines, then its participants' snapshots, each marked built from the data
     version this refresh gave it. A later refresh of the same participant leaves that
-    snapshot stale until its own run, so a reader never takes an old figure as current."""
+    snapshot stale until its own run, so a reader never takes an old figure as current.
+    ``progress`` hears of its two steps (lines, snapshots)."""
     refresh = StatisticsRefresh.objects.get(pk=refresh_id)
     careers = list(
         refresh.dependencies.filter(scope=RefreshScope.CAREER).values_list(
@@ -214,7 +226,11 @@ def statistics_refresh_run(*, refresh_id: Any) -> StatisticsRefresh:
     )
     try:
         with transaction.atomic():
+            if progress:
+                progress(0, total=2, step=f"lines of {len(refresh.fixture_ids)} fixture(s)")
             lines_rebuild(fixture_ids=refresh.fixture_ids)
+            if progress:
+                progress(1, step=f"snapshots of {len(careers)} career(s)")
             snapshots_rebuild(
                 participant_ids=[pk for pk, _ in careers],
                 # Career dependencies are written with the version the refresh bumped
@@ -224,6 +240,8 @@ def statistics_refresh_run(*, refresh_id: Any) -> StatisticsRefresh:
             StatisticsRefresh.objects.filter(pk=refresh.pk).update(
                 status=RefreshStatus.DONE, completed_at=timezone.now(), error=""
             )
+            if progress:
+                progress(2, step="done")
     except Exception as exc:
         StatisticsRefresh.objects.filter(pk=refresh.pk).update(
             status=RefreshStatus.FAILED, error=str(exc)[:2000]

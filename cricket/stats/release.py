@@ -2,8 +2,8 @@
 
 ``write_release_files`` writes the three CSV files and ``manifest.json`` (row counts and
 SHA-256 of each file) into a directory; ``manage.py release_cricket_dataset`` calls it.
-``dataset_release_request`` records a job and enqueues ``dataset_release_build`` on commit,
-which writes the files into private storage and the immutable ``DatasetRelease`` record.
+``dataset_release_request`` records a request and its job and sends ``dataset_release_build``
+on commit, which writes the files into private storage and the immutable ``DatasetRelease`` record.
 
 Columns are keyed by the Cricsheet registry id, never by name. Averages are empty with no
 outs (or no wickets); economy counts overs of each match's own balls per over. Innings are
@@ -26,9 +26,12 @@ from django.core.files.storage import FileSystemStorage
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.models import JobKind
+from accounts.services import job_start
 from cricket.stats.aggregates import Scope, careers
 from cricket.stats.models import DatasetRelease, DatasetReleaseJob, ReleaseJobStatus
 from omnium.csvfiles import SafeWriter
+from omnium.progress import ProgressCallback
 from sports.services.common import Actor, actor_label, actor_user, audit_person
 
 BATTING_CSV = (
@@ -128,10 +131,19 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def write_release_files(scope: Scope, directory: Path) -> dict[str, Any]:
+def write_release_files(
+    scope: Scope,
+    directory: Path,
+    *,
+    progress: ProgressCallback | None = None,
+    steps: int = len(FILES) + 1,
+) -> dict[str, Any]:
     """Write the three CSV files and ``manifest.json`` into ``directory`` (created if need
-    be). Returns the manifest."""
+    be). Returns the manifest. ``progress`` hears of each of the four files, out of
+    ``steps`` (more when the caller has steps of its own after these, as storing them)."""
     directory.mkdir(parents=True, exist_ok=True)
+    if progress:
+        progress(0, total=steps, step="careers")
     rows = sorted(
         careers(scope, ordering="name"), key=lambda r: (r["registry_id"] or "", r["name"])
     )
@@ -143,11 +155,15 @@ def write_release_files(scope: Scope, directory: Path) -> dict[str, Any]:
     ]
     team = [[_cell(v) for v in row] for row in _team_rows(scope)]
     files = []
-    for name, header, body in (
-        ("batting_careers.csv", BATTING_CSV, batting),
-        ("bowling_careers.csv", BOWLING_CSV, bowling),
-        ("team_innings.csv", TEAM_CSV, team),
+    for done, (name, header, body) in enumerate(
+        (
+            ("batting_careers.csv", BATTING_CSV, batting),
+            ("bowling_careers.csv", BOWLING_CSV, bowling),
+            ("team_innings.csv", TEAM_CSV, team),
+        )
     ):
+        if progress:
+            progress(done, step=name)
         path = directory / name
         count = _write_csv(path, header, body)
         files.append(
@@ -161,11 +177,14 @@ def write_release_files(scope: Scope, directory: Path) -> dict[str, Any]:
         "files": files,
     }
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    if progress:
+        progress(len(FILES) + 1, step="manifest.json")
     return manifest
 
 
-def dataset_release_request(*, scope: Scope, actor: Actor) -> DatasetReleaseJob:
-    """Record a release job for ``scope`` and enqueue its build when the transaction
+def dataset_release_request(*, scope: Scope, actor: Actor, via: str = "api") -> DatasetReleaseJob:
+    """Record a release request for ``scope`` and its job (``accounts.Job``: the console
+    and ``/api/v1/jobs/`` show its progress), whose build is sent when the transaction
     commits. Audited when a person asks."""
     with transaction.atomic():
         job = DatasetReleaseJob.objects.create(
@@ -178,18 +197,24 @@ def dataset_release_request(*, scope: Scope, actor: Actor) -> DatasetReleaseJob:
             key=job.pk,
             detail={"scope": job.scope},
         )
-        transaction.on_commit(lambda: _enqueue(job.pk))
+        queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)
+        job_start(
+            kind=JobKind.DATASET_RELEASE,
+            actor=actor_user(actor),
+            via=via,
+            target=job.pk,
+            target_label=scope_label(job.scope),
+            **({"queue": queue} if queue else {}),
+        )
     return job
 
 
-def _enqueue(job_id: Any) -> None:
-    # Celery task lookup: the task is found when a job is enqueued, so this module (which
-    # the task itself calls back into) does not load the task module on import.
-    from cricket.stats.tasks import dataset_release_build_task
-
-    queue = getattr(settings, "STATISTICS_REFRESH_QUEUE", None)
-    options = {"queue": queue} if queue else {}
-    dataset_release_build_task.apply_async(args=(str(job_id),), **options)
+def scope_label(scope: dict[str, Any]) -> str:
+    """A release scope in words for the job list: "T20 female, super overs exclude"."""
+    parts = [str(v) for k, v in sorted(scope.items()) if v and k != "super_overs"]
+    return (
+        f"{' '.join(parts) or 'all matches'}, super overs {scope.get('super_overs') or 'exclude'}"
+    )
 
 
 def scope_from_dict(data: dict[str, Any]) -> Scope:
@@ -206,10 +231,13 @@ def scope_from_dict(data: dict[str, Any]) -> Scope:
     )
 
 
-def dataset_release_build(*, job_id: Any) -> DatasetRelease | None:
-    """Build one job's files into private storage and write the immutable release record
-    (the Celery task's body). A job already built returns its release; a failure is kept
-    on the job with nothing published."""
+def dataset_release_build(
+    *, job_id: Any, progress: ProgressCallback | None = None
+) -> DatasetRelease | None:
+    """Build one request's files into private storage and write the immutable release
+    record (the Celery task's body). A request already built returns its release; a
+    failure is kept on the request with nothing published. ``progress`` hears of each file
+    and of storing them."""
     job = DatasetReleaseJob.objects.get(pk=job_id)
     if job.release_id:
         return job.release
@@ -217,7 +245,9 @@ def dataset_release_build(*, job_id: Any) -> DatasetRelease | None:
     storage = private_storage()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            manifest = write_release_files(scope_from_dict(job.scope), Path(tmp))
+            manifest = write_release_files(
+                scope_from_dict(job.scope), Path(tmp), progress=progress, steps=len(FILES) + 2
+            )
             release_id = DatasetRelease._meta.pk.default()
             files = []
             for entry in [*manifest["files"], {"name": "manifest.json"}]:
@@ -242,6 +272,8 @@ def dataset_release_build(*, job_id: Any) -> DatasetRelease | None:
                 files=files,
                 manifest_sha256=files[-1]["sha256"],
             )
+            if progress:
+                progress(len(FILES) + 2, step="stored")
             DatasetReleaseJob.objects.filter(pk=job.pk).update(
                 status=ReleaseJobStatus.DONE, release=release, finished_at=timezone.now()
             )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
+from django.urls import reverse
 
 from accounts.access import (
     capability_refusal,
@@ -76,7 +77,11 @@ def submit_refusal(user: Asker, competition: Competition | None) -> str:
         )
     if user_can(user, Capability.SUBMIT, competition):
         return ""
-    return f"{_name(user)} may not submit for {_competition(competition)}: no grant covers it"
+    return (
+        f"{_name(user)} may not submit for {_competition(competition)}: no grant of theirs "
+        f"covers it; {_name(user)} can ask for access on {reverse('accounts:my-access')} (an administrator "
+        "decides), or an administrator can grant it in Accounts (Account grants)"
+    )
 
 
 # --- reviewing ----------------------------------------------------------------------------
@@ -102,15 +107,20 @@ def review_refusal(user: Asker, batch: Batch) -> str:
         if not user_can_everywhere(user, Capability.REVIEW):
             return (
                 f"batch {batch.pk} has no single target competition; only a reviewer of "
-                "every competition may review it"
+                "every competition may review it: leave it to an editor, or an "
+                "administrator can grant a review of every competition in Accounts "
+                "(Account grants, on '*')"
             )
     elif not user_can(user, Capability.REVIEW, competition):
         return (
             f"{_name(user)} may not review batches for {_competition(competition)}: "
-            "no grant covers it"
+            "no grant covers it; an administrator can grant one in Accounts (Account grants)"
         )
     if batch.submitter_id == user.pk:
-        return "a submitter cannot review their own batch"
+        return (
+            f"{_name(user)} submitted batch {batch.pk}, and a submitter cannot review their "
+            "own batch; another reviewer of its competition decides it"
+        )
     return ""
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time
 from pathlib import Path
@@ -29,6 +28,7 @@ from ingest.games.reading import (
     Unit,
     games_read,
 )
+from omnium.progress import ProgressCallback
 from sports.models import (
     Archetype,
     Competition,
@@ -528,10 +528,11 @@ def games_import(
     code: str,
     name: str,
     actor: Actor = ACTOR,
-    progress: Callable[[Iterable, int], Iterable] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> GamesSummary:
     """Import the Games in ``directory`` as the tree rooted at ``code`` (see the module
-    docstring for the contract). ``progress`` wraps the per-event loop (a tqdm bar)."""
+    docstring for the contract). ``progress`` hears of each event written (the total is the
+    events; the step its discipline)."""
     if not code or not name:
         raise GamesInputError(["--code and --name: both are required"])
     data = games_read(Path(directory))
@@ -562,12 +563,15 @@ def games_import(
         keys = sorted(data.events)
         summary.events = len(keys)
         summary.disciplines = len({k[0] for k in keys})
-        loop = progress(keys, len(keys)) if progress else keys
-        for key in loop:
+        if progress:
+            progress(0, total=len(keys), step="events")
+        for done, key in enumerate(keys, start=1):
             w.event_node(key)
             for unit in sorted(units_by_event.get(key, []), key=lambda u: u.stage_code):
                 w.unit(unit)
             if key in medals_by_event:
                 w.medal_fixture(key, medals_by_event[key])
+            if progress:
+                progress(done, step=key[0])
         w.save_entries()
     return summary

@@ -3,10 +3,13 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
+from accounts.models import JobKind
+from accounts.services import job_execute, job_start
 from cricket.stats.aggregates import SUPER_OVER_MODES, Scope
 from cricket.stats.refresh import refreshes_pending, statistics_refresh_run
-from cricket.stats.release import write_release_files
+from cricket.stats.release import scope_label, write_release_files
 
 
 class Command(BaseCommand):
@@ -44,7 +47,23 @@ class Command(BaseCommand):
         for refresh in pending:
             self.stdout.write(f"running pending refresh {refresh}")
             statistics_refresh_run(refresh_id=refresh.id)
-        manifest = write_release_files(scope, out)
+        # A job like the API's release (the console lists it), written here into --out.
+        job = job_start(
+            kind=JobKind.DATASET_RELEASE,
+            actor=None,
+            via="cli",
+            target_label=f"{scope_label(scope.as_dict())} into {out}",
+            enqueue=False,
+        )
+        bar = tqdm(desc="release", unit=" files", disable=options["verbosity"] < 1)
+        written: dict = {}
+
+        def work(progress):
+            written.update(write_release_files(scope, out, progress=progress))
+            return {entry["name"]: entry["rows"] for entry in written["files"]}
+
+        job_execute(job.pk, work, bar=bar)
+        manifest = written
         for entry in manifest["files"]:
             self.stdout.write(f"{entry['name']}: {entry['rows']} rows, sha256 {entry['sha256']}")
         self.stdout.write(f"manifest: {out / 'manifest.json'}")

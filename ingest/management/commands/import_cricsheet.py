@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ingest.cricsheet.importer import count_sources, import_paths
+from ingest.sports_tasks import cricsheet_import
 
 
 class Command(BaseCommand):
@@ -34,15 +34,14 @@ class Command(BaseCommand):
             raise CommandError(f"No such file or directory: {', '.join(missing)}")
         if workers < 1:
             raise CommandError(f"--workers must be at least 1, not {workers}")
-        quiet = options["verbosity"] == 0
-        with tqdm(total=count_sources(paths), unit="match", disable=quiet) as bar:
+        bar = tqdm(unit="match", disable=options["verbosity"] == 0)
 
-            def step(result):
-                bar.update(1)
-                if result.error:
-                    bar.write(result.error, file=self.stderr)
+        def rejected(result):
+            if result.error:
+                bar.write(result.error, file=self.stderr)
 
-            summary = import_paths(paths, progress=step, workers=workers)
+        # A job like the task's (the console lists it): the bar and the row from one callback.
+        summary = cricsheet_import(paths, via="cli", workers=workers, bar=bar, on_result=rejected)
         self.stdout.write(summary.line())
         if strict and summary.rejected:
             raise CommandError(f"{summary.rejected} file(s) rejected")

@@ -1,12 +1,13 @@
 """``manage.py import_games DIR --code CODE --name NAME``: a thin adapter over
-``ingest.games.games_import`` (the Celery task calls the same function)."""
+``ingest.games.games_import``, run as a job (the Celery task calls the same function)."""
 
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ingest.games import GamesInputError, games_import
+from ingest.games import GamesInputError
+from ingest.sports_tasks import games_import_job
 
 
 class Command(BaseCommand):
@@ -21,17 +22,15 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="Name of the Games root")
 
     def handle(self, *args, **options):
-        def progress(items, total):
-            return tqdm(
-                items, total=total, desc="events", unit="event", disable=options["verbosity"] == 0
-            )
-
+        bar = tqdm(desc="events", unit="event", disable=options["verbosity"] == 0)
         try:
-            summary = games_import(
+            # A job like the task's (the console lists it); a refused input fails it too.
+            summary = games_import_job(
                 directory=options["directory"],
                 code=options["code"],
                 name=options["name"],
-                progress=progress,
+                via="cli",
+                bar=bar,
             )
         except GamesInputError as exc:
             raise CommandError("\n".join(exc.messages)) from exc

@@ -3,7 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ingest.openfootball import FeedError, import_files, parse_season
+from ingest.openfootball import FeedError
+from ingest.sports_tasks import league_import_job
 from sports.services.tables import TIEBREAKS
 
 
@@ -42,16 +43,11 @@ class Command(BaseCommand):
                 raise CommandError("--points: three whole numbers, e.g. 3,1,0") from None
             config["points"] = {"win": win, "draw": draw, "loss": loss}
         try:
-            total = sum(len(parse_season(path).matches) for path in files)
-            with tqdm(total=total, unit="match", disable=options["verbosity"] == 0) as bar:
-                summary = import_files(
-                    files,
-                    code=code,
-                    name=name,
-                    config=config or None,
-                    progress=bar.update,
-                    on_file=lambda path: bar.set_description(path.name),
-                )
+            bar = tqdm(unit="match", disable=options["verbosity"] == 0)
+            # A job like the task's (the console lists it): the bar and the row from one callback.
+            summary = league_import_job(
+                files, code=code, name=name, config=config or None, via="cli", bar=bar
+            )
         except (FeedError, OSError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(summary.line())

@@ -36,7 +36,8 @@ class Command(BaseCommand):
                 batch=batch, reviewer=user, approve=approve, reason=reason
             )
         except PermissionDenied as exc:
-            raise CommandError(f"{username} may not review batch {batch.pk}: {exc}") from None
+            # The service's refusal as it stands: the console and the API show the same text.
+            raise CommandError(str(exc)) from None
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         if approve:
