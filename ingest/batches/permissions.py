@@ -79,8 +79,9 @@ def submit_refusal(user: Asker, competition: Competition | None) -> str:
         return ""
     return (
         f"{_name(user)} may not submit for {_competition(competition)}: no grant of theirs "
-        f"covers it; {_name(user)} can ask for access on {reverse('accounts:my-access')} (an administrator "
-        "decides), or an administrator can grant it in Accounts (Account grants)"
+        f"covers it; {_name(user)} can ask for access on {reverse('accounts:my-access')} "
+        "(an administrator decides), or an administrator can grant it in Accounts "
+        "(Account grants)"
     )
 
 
