@@ -14,4 +14,5 @@ urlpatterns = [
     path("account/acting-as/", views.acting_as_stop, name="acting-as-stop"),
     path("newsletter/", views.subscribe, name="subscribe"),
     path("newsletter/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
+    path("newsletter/confirm/<str:token>/", views.subscribe_confirm, name="subscribe-confirm"),
 ]

@@ -108,6 +108,23 @@ def subscribe(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+def subscribe_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to a new or changed subscription. Opening it shows a button; only the
+    POST confirms, so a mail scanner that follows links confirms nothing."""
+    try:
+        pending = services.subscription_request_check(raw_token=token)
+    except ValidationError as error:
+        return render(request, "accounts/subscribe_confirm.html", {"error": error}, status=404)
+    if request.method == "POST":
+        try:
+            services.subscriber_confirm(raw_token=token)
+        except ValidationError as error:
+            return render(request, "accounts/subscribe_confirm.html", {"error": error}, status=404)
+        return render(request, "accounts/subscribe_confirm.html", {"done": True})
+    return render(request, "accounts/subscribe_confirm.html", {"pending": pending})
+
+
+@require_http_methods(["GET", "POST"])
 def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     try:
         email = _unsubscribe_signer.unsign(token)

@@ -173,6 +173,8 @@ SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 NOTIFICATION_MAIL_CAP = env_int("NOTIFICATION_MAIL_CAP", 10, minimum=1)
 # Sign-in links (welcome, reset) per account per hour.
 AUTH_MAIL_CAP = env_int("AUTH_MAIL_CAP", 3, minimum=1)
+# A newsletter signup waits for its address to confirm it, through a link this long-lived.
+SUBSCRIPTION_CONFIRM_HOURS = env_int("SUBSCRIPTION_CONFIRM_HOURS", 48, minimum=1)
 CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
 # An uploaded file larger than this streams to a temporary file instead of a web worker's
 # memory; a request body that is not a file is refused above DATA_UPLOAD_MAX_MEMORY_SIZE.

@@ -49,7 +49,12 @@ from accounts.services.status import (
     account_status_set,
     admin_account_ensure,
 )
-from accounts.services.subscribers import subscriber_signup, subscriber_unsubscribe
+from accounts.services.subscribers import (
+    subscriber_confirm,
+    subscriber_signup,
+    subscriber_unsubscribe,
+    subscription_request_check,
+)
 from accounts.services.tokens import (
     TOKEN_LIFETIME,
     account_invite,
@@ -101,8 +106,10 @@ __all__ = [
     "password_reset_request",
     "preference_mail_set",
     "session_revoke",
+    "subscriber_confirm",
     "subscriber_signup",
     "subscriber_unsubscribe",
+    "subscription_request_check",
     "token_digest",
     "usage_bucket",
 ]
