@@ -83,14 +83,17 @@ def subscriber_signup(
     return request
 
 
-def subscription_request_check(*, raw_token: str) -> SubscriptionRequest:
-    """The live request behind a confirmation link, or a ValidationError."""
-    request = SubscriptionRequest.objects.filter(
-        token_hash=token_digest(raw_token), confirmed_at__isnull=True
-    ).first()
-    if request is None or request.expires_at <= timezone.now():
+def _live_request(raw_token: str, *, lock: bool) -> SubscriptionRequest:
+    requests = SubscriptionRequest.objects.filter(token_hash=token_digest(raw_token))
+    request = (requests.select_for_update() if lock else requests).first()
+    if request is None or request.confirmed_at is not None or request.expires_at <= timezone.now():
         raise ValidationError(_INVALID_LINK)
     return request
+
+
+def subscription_request_check(*, raw_token: str) -> SubscriptionRequest:
+    """The live request behind a confirmation link, or a ValidationError."""
+    return _live_request(raw_token, lock=False)
 
 
 @transaction.atomic
@@ -98,14 +101,8 @@ def subscriber_confirm(*, raw_token: str) -> Subscriber:
     """Apply a confirmed request: the subscriber is created, or updated and (after an
     unsubscribe) subscribed again, with the consent as confirmed now. The link is spent;
     the row lock means two clicks cannot both apply it."""
-    request = (
-        SubscriptionRequest.objects.select_for_update()
-        .filter(token_hash=token_digest(raw_token))
-        .first()
-    )
+    request = _live_request(raw_token, lock=True)
     now = timezone.now()
-    if request is None or request.confirmed_at is not None or request.expires_at <= now:
-        raise ValidationError(_INVALID_LINK)
     fields = {
         "first_name": request.first_name,
         "last_name": request.last_name,
