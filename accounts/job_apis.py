@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django_filters import rest_framework as filters
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.permissions import IsAuthenticated
@@ -13,12 +12,17 @@ from accounts.models import Job, JobKind, JobState, User
 
 class JobSerializer(serializers.ModelSerializer):
     started_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who started the job; null for scheduled work.",
     )
     percent = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="Whole percent done; null while unknown."
     )
-    eta = serializers.SerializerMethodField(help_text="When a running job should finish.")
+    eta = serializers.SerializerMethodField(
+        help_text="When a running job should finish; null unless it is running with a known total."
+    )
 
     class Meta:
         model = Job
@@ -45,7 +49,7 @@ class JobSerializer(serializers.ModelSerializer):
         )
         read_only_fields = fields
 
-    @extend_schema_field(OpenApiTypes.DATETIME)
+    @extend_schema_field({"type": "string", "format": "date-time", "nullable": True})
     def get_eta(self, job: Job) -> str | None:
         eta = job.eta()
         return serializers.DateTimeField().to_representation(eta) if eta else None

@@ -342,3 +342,14 @@ def test_the_api_list_costs_the_same_queries_for_one_job_or_many(
     _jobs(20, started_by=editor)
     with django_assert_max_num_queries(len(one)):
         assert len(client.get(API).data["results"]) == 21
+
+
+def test_a_scheduled_job_without_a_starter_matches_its_documented_shape(editor):
+    _jobs(1, started_by=None)
+    schema = APIClient().get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    shape = schema["components"]["schemas"]["Job"]
+    row = _api(editor).get(API).json()["results"][0]
+    assert row["started_by"] is None and row["eta"] is None
+    for name, field in shape["properties"].items():
+        if row[name] is None:
+            assert field.get("nullable"), f"{name} is null but the schema does not allow it"
