@@ -175,6 +175,9 @@ NOTIFICATION_MAIL_CAP = env_int("NOTIFICATION_MAIL_CAP", 10, minimum=1)
 AUTH_MAIL_CAP = env_int("AUTH_MAIL_CAP", 3, minimum=1)
 # A newsletter signup waits for its address to confirm it, through a link this long-lived.
 SUBSCRIPTION_CONFIRM_HOURS = env_int("SUBSCRIPTION_CONFIRM_HOURS", 48, minimum=1)
+# A batch phase's lease (validation, publication) lasts this long past its last renewal;
+# renewed as each item begins, it is taken over this soon after its worker dies.
+BATCH_LEASE_SECONDS = env_int("BATCH_LEASE_SECONDS", 30, minimum=5)
 CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
 # An uploaded file larger than this streams to a temporary file instead of a web worker's
 # memory; a request body that is not a file is refused above DATA_UPLOAD_MAX_MEMORY_SIZE.

@@ -158,13 +158,17 @@ def pytest_configure(config):
 
 
 def celery_worker_start(
-    queue: str | None = None, *, consumes: tuple[str, ...] = ("interactive", "bulk")
+    queue: str | None = None,
+    *,
+    consumes: tuple[str, ...] = ("interactive", "bulk"),
+    pool: str = "solo",
 ) -> subprocess.Popen:
     """Start a real ``celery worker`` process on a queue of its own (``process.queue``, the
     default queue; its bulk queue is ``<queue>-bulk``), pointed at the test database.
-    ``consumes`` names which of the two it takes work from. The caller stops it (a test
-    that kills a worker mid-way starts one of its own with this; the rest share
-    ``celery_worker_process``)."""
+    ``consumes`` names which of the two it takes work from; ``pool`` is ``solo`` (the
+    worker runs tasks itself) or ``prefork`` (one child runs them, as in production: see
+    ``worker_children``). The caller stops it (a test that kills a worker mid-way starts
+    one of its own with this; the rest share ``celery_worker_process``)."""
     queue = queue or f"test-{uuid.uuid4().hex[:12]}"
     names = {"interactive": queue, "bulk": f"{queue}-bulk"}
     env = {
@@ -186,7 +190,9 @@ def celery_worker_start(
             "--hostname",
             f"{queue}-{'-'.join(consumes)}@%h",
             "--pool",
-            "solo",
+            pool,
+            "--concurrency",
+            "1",
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
@@ -200,6 +206,15 @@ def celery_worker_start(
     )
     process.queue = queue  # type: ignore[attr-defined]
     return process
+
+
+def worker_children(process: subprocess.Popen) -> list[int]:
+    """The pids of a worker's pool children (a prefork worker's task runners)."""
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    try:
+        return [int(pid) for pid in children.read_text().split()]
+    except FileNotFoundError:
+        return []
 
 
 def celery_worker_stop(process: subprocess.Popen) -> None:

@@ -55,7 +55,14 @@ from ingest.batches.permissions import (
     submit_batches_refusal,
     submit_refusal,
 )
-from ingest.batches.phases import ItemProgress, local_worker
+from ingest.batches.phases import (
+    BatchLeaseHeld as BatchLeaseHeld,  # raised by the phases: callers catch it from here
+)
+from ingest.batches.phases import (
+    ItemProgress,
+    local_worker,
+    take_lease,
+)
 from ingest.cricsheet.importer import Importer, Outcome, match_id_of
 from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
@@ -75,15 +82,11 @@ from sports.services.common import actor_label
 CRICKET = "cricket"
 MAX_FILES = 500
 MAX_FILE_BYTES = 20 * 1024 * 1024
-LEASE = timedelta(minutes=10)
+
 
 # Which state may follow which; anything else is a defect in the caller (and the database
 # refuses it: trigger batch_state_by_transition).
 TRANSITIONS = BATCH_TRANSITIONS
-
-
-class BatchLeaseHeld(RuntimeError):
-    """Another worker holds the phase's lease and it has not expired."""
 
 
 def package_sha256(files: Sequence[tuple[str, bytes]]) -> str:
@@ -284,7 +287,7 @@ def batch_validate(
     batch: Batch,
     actor: User | None = None,
     worker: str = "",
-    lease: timedelta = LEASE,
+    lease: timedelta | None = None,
     progress: ProgressCallback | None = None,
 ) -> Batch:
     """Validate every item (contract, dismissal kinds, people, correction intent), one item
@@ -304,7 +307,7 @@ def batch_validate(
         checkpoint, _ = BatchCheckpoint.objects.select_for_update().get_or_create(
             batch=batch, phase=CheckpointPhase.VALIDATE
         )
-        _take_lease(checkpoint, worker=worker, lease=lease)
+        take_lease(checkpoint, worker=worker, lease=lease)
         checkpoint.attempts += 1
         checkpoint.save()
     kinds = set(DismissalKind.objects.values_list("name", flat=True))
@@ -313,7 +316,7 @@ def batch_validate(
     for item in pending.order_by("ordinal"):
         with transaction.atomic():
             checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)
-            _take_lease(checkpoint, worker=worker, lease=lease)
+            take_lease(checkpoint, worker=worker, lease=lease)
             _validate_item(item, kinds=kinds)
             checkpoint.ordinal = item.ordinal
             checkpoint.save()
@@ -650,7 +653,7 @@ def batch_publish(
     *,
     batch: Batch,
     worker: str,
-    lease: timedelta = LEASE,
+    lease: timedelta | None = None,
     progress: ProgressCallback | None = None,
 ) -> Batch:
     """Publish an approved batch: one transaction per item (its fixture, the item's link
@@ -670,7 +673,7 @@ def batch_publish(
         checkpoint, _ = BatchCheckpoint.objects.select_for_update().get_or_create(
             batch=batch, phase=CheckpointPhase.PUBLISH
         )
-        _take_lease(checkpoint, worker=worker, lease=lease)
+        take_lease(checkpoint, worker=worker, lease=lease)
         checkpoint.attempts += 1
         checkpoint.save()
         if batch.state == BatchState.APPROVED:
@@ -692,7 +695,7 @@ def batch_publish(
     for item in pending.order_by("ordinal"):
         with transaction.atomic():
             checkpoint = BatchCheckpoint.objects.select_for_update().get(pk=checkpoint.pk)
-            _take_lease(checkpoint, worker=worker, lease=lease)
+            take_lease(checkpoint, worker=worker, lease=lease)
             _publish_item(importer, item)
             checkpoint.ordinal = item.ordinal
             checkpoint.save()
@@ -704,21 +707,6 @@ def batch_publish(
             lease_owner="", lease_expires_at=None, updated_at=timezone.now()
         )
     return batch
-
-
-def _take_lease(checkpoint: BatchCheckpoint, *, worker: str, lease: timedelta) -> None:
-    now = timezone.now()
-    if (
-        checkpoint.lease_owner
-        and checkpoint.lease_owner != worker
-        and checkpoint.lease_expires_at is not None
-        and checkpoint.lease_expires_at > now
-    ):
-        raise BatchLeaseHeld(
-            f"batch {checkpoint.batch_id} {checkpoint.phase} is held by "
-            f"{checkpoint.lease_owner} until {checkpoint.lease_expires_at:%Y-%m-%d %H:%M:%S}"
-        )
-    checkpoint.lease_owner, checkpoint.lease_expires_at = worker, now + lease
 
 
 def _publish_item(importer: Importer, item: BatchItem) -> None:

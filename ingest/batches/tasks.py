@@ -4,6 +4,7 @@ after its worker died (acks_late) continues from the batch's checkpoint."""
 
 from __future__ import annotations
 
+import math
 import os
 
 from celery import shared_task
@@ -16,6 +17,9 @@ from omnium.progress import Progress
 
 # A live lease of another worker: the task retries later, and so the job waits.
 _RETRIED = (services.BatchLeaseHeld,)
+# How often a phase waits for another worker's lease before giving up: with leases of
+# BATCH_LEASE_SECONDS this is hours, far past any live worker's item.
+LEASE_WAITS = 360
 
 
 def _worker(task) -> str:
@@ -26,13 +30,11 @@ def _worker(task) -> str:
     name="ingest.batch_validate",
     bind=True,
     acks_late=True,
-    autoretry_for=(services.BatchLeaseHeld,),
-    retry_backoff=30,
-    max_retries=30,
+    max_retries=LEASE_WAITS,
 )
 def batch_validate_task(self, batch_id: str, job_id: str | None = None) -> str:
     """Validate a received batch (as job ``job_id`` when given). While another worker's
-    lease is live, retry later."""
+    lease is live, retry as it expires."""
     return _run_phase(self, services.batch_validate, batch_id, job_id)
 
 
@@ -40,13 +42,11 @@ def batch_validate_task(self, batch_id: str, job_id: str | None = None) -> str:
     name="ingest.batch_publish",
     bind=True,
     acks_late=True,
-    autoretry_for=(services.BatchLeaseHeld,),
-    retry_backoff=30,
-    max_retries=30,
+    max_retries=LEASE_WAITS,
 )
 def batch_publish_task(self, batch_id: str, job_id: str | None = None) -> str:
     """Publish an approved batch (as job ``job_id`` when given). While another worker's
-    lease is live, retry later."""
+    lease is live, retry as it expires."""
     return _run_phase(self, services.batch_publish, batch_id, job_id)
 
 
@@ -60,7 +60,12 @@ def _run_phase(task, phase, batch_id: str, job_id: str | None) -> str:
         state.append(phase(batch=batch, worker=_worker(task), progress=progress).state)
         return {"state": state[0]}
 
-    job = job_execute(job_id, work, retry_on=_RETRIED)
+    try:
+        job = job_execute(job_id, work, retry_on=_RETRIED)
+    except services.BatchLeaseHeld as held:
+        # Try again just after the other worker's lease expires: a dead worker's phase
+        # resumes within seconds, a live one's is not touched.
+        raise task.retry(exc=held, countdown=math.ceil(held.seconds_left()) + 1) from held
     return state[0] if state else (job.result.get("state", "") if job else "")
 
 
