@@ -67,6 +67,11 @@ class Job(UUIDModel):
     error = models.TextField(blank=True)
     worker = models.CharField(max_length=200, blank=True)
     task_id = models.CharField(max_length=64, blank=True)
+    # The job row is its task's outbox entry: written in the transaction that asked for the
+    # work, sent after it commits; ``sent_at`` is when the broker took the message (null
+    # until then), ``send_options`` how it is sent again by ``jobs_dispatch_unsent``.
+    sent_at = models.DateTimeField(null=True, blank=True)
+    send_options = models.JSONField(default=dict, blank=True)
     retry_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="retries"
     )
@@ -77,6 +82,11 @@ class Job(UUIDModel):
             models.Index(fields=["state", "heartbeat_at"], name="accounts_job_state_beat_idx"),
             models.Index(fields=["started_by", "created_at"], name="accounts_job_owner_idx"),
             models.Index(fields=["kind", "created_at"], name="accounts_job_kind_idx"),
+            models.Index(
+                fields=["created_at"],
+                condition=Q(state="queued") & ~Q(task_id=""),
+                name="accounts_job_outbox_idx",
+            ),
         ]
         constraints = [
             models.CheckConstraint(

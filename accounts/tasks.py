@@ -1,7 +1,12 @@
 from celery import shared_task
 from django.utils import timezone
 
-from accounts.services import api_anonymous_usage_prune, api_usage_prune, jobs_sweep_stale
+from accounts.services import (
+    api_anonymous_usage_prune,
+    api_usage_prune,
+    jobs_dispatch_unsent,
+    jobs_sweep_stale,
+)
 
 
 @shared_task(name="accounts.api_usage_prune")
@@ -16,3 +21,9 @@ def api_usage_prune_task() -> int:
 def jobs_sweep_stale_task() -> int:
     """The beat entry: mark failed the running jobs whose worker stopped beating."""
     return jobs_sweep_stale()
+
+
+@shared_task(name="accounts.jobs_dispatch_unsent")
+def jobs_dispatch_unsent_task() -> int:
+    """The beat entry: send again the queued jobs whose task the broker never took."""
+    return jobs_dispatch_unsent()

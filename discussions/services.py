@@ -494,7 +494,8 @@ def notification_send(
     # Celery task lookup at call time: discussions.tasks imports this module for the mail.
     from discussions.tasks import deliver_notification_mail
 
-    transaction.on_commit(lambda: deliver_notification_mail.delay(notification.pk))
+    # robust: a broker that is down is logged; the committed notification still shows.
+    transaction.on_commit(lambda: deliver_notification_mail.delay(notification.pk), robust=True)
     return notification
 
 

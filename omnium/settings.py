@@ -326,6 +326,17 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 86_400
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A broker that is down costs a sender a second, not a request's worth of retries: jobs are
+# their own outbox (accounts.services.jobs), and the dispatcher sends what was not sent.
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1}
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 1
+# A sender subscribes to its task's result; with the result store down it gives up after
+# one quick retry (the default is twenty, a second apart) and the send is left unsent.
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+}
 # Task modules beyond each app's tasks.py (autodiscovered).
 CELERY_IMPORTS = ["ingest.sports_tasks", "cricket.stats.tasks", "ingest.batches.tasks"]
 # Two queues, so long work never waits in front of short work: the default queue is the
@@ -362,11 +373,24 @@ CELERY_BEAT_SCHEDULE = {
     "expire-stored-objects": {"task": "ingest.stored_objects_expire", "schedule": 3600},
     # Jobs whose worker died mid-way (no heartbeat for JOBS_STALE_SECONDS): marked failed.
     "sweep-stale-jobs": {"task": "accounts.jobs_sweep_stale", "schedule": 60},
+    # Jobs whose task the broker never took (a sender killed after its commit, a broker
+    # that was down): sent again.
+    "dispatch-unsent-jobs": {"task": "accounts.jobs_dispatch_unsent", "schedule": 30},
+    # Cricket fixtures written without their statistics refresh (an import killed between
+    # its matches' commits and the refresh it asks for after each block): refreshed.
+    "refresh-unrefreshed-fixtures": {"task": "cricket.statistics_sweep", "schedule": 60},
 }
 # Jobs (accounts.services.jobs): a running job's worker touches it every
 # JOBS_HEARTBEAT_SECONDS; one silent for JOBS_STALE_SECONDS is marked failed, worker lost.
 JOBS_HEARTBEAT_SECONDS = env_int("JOBS_HEARTBEAT_SECONDS", 30, minimum=1)
 JOBS_STALE_SECONDS = env_int("JOBS_STALE_SECONDS", 300, minimum=10)
+# A queued job's message unsent this long is sent again by the dispatcher; one sent this
+# long ago and never started (a broker that lost it) too.
+JOBS_SEND_GRACE_SECONDS = env_int("JOBS_SEND_GRACE_SECONDS", 20, minimum=1)
+JOBS_RESEND_SECONDS = env_int("JOBS_RESEND_SECONDS", 3600, minimum=60)
+# Cricket fixtures written this long ago without a statistics refresh get one from the
+# sweep (cricket.stats.refresh.statistics_sweep_unrefreshed); a live import asks sooner.
+STATISTICS_SWEEP_GRACE_SECONDS = env_int("STATISTICS_SWEEP_GRACE_SECONDS", 300, minimum=0)
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured(
         "CELERY_TASK_TIME_LIMIT: must be greater than CELERY_TASK_SOFT_TIME_LIMIT."

@@ -60,15 +60,17 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_job_starts_queued_and_its_task_is_sent_on_commit(
-    django_capture_on_commit_callbacks, monkeypatch
+    django_capture_on_commit_callbacks, settings
 ):
-    sent = []
-    monkeypatch.setattr(
-        "accounts.services.jobs._send", lambda name, args, kwargs, options: sent.append(name)
-    )
-    with django_capture_on_commit_callbacks(execute=True):
+    settings.JOBS_QUEUE = "test-nobody-consumes"
+    with django_capture_on_commit_callbacks() as callbacks:
         job = job_start(kind=JobKind.SUGGEST, actor=None, via="beat")
-    assert job.state == JobState.QUEUED and sent == ["catalogue.suggest_candidates"]
+    assert job.state == JobState.QUEUED and job.task_id
+    assert Job.objects.get(pk=job.pk).sent_at is None
+    for callback in callbacks:
+        callback()
+    job.refresh_from_db()
+    assert job.sent_at is not None and job.send_options == {"queue": "test-nobody-consumes"}
 
 
 def test_a_job_names_its_row_when_its_kind_acts_on_one():

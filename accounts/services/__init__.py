@@ -39,6 +39,7 @@ from accounts.services.jobs import (
     job_start,
     job_targets,
     job_targets_register,
+    jobs_dispatch_unsent,
     jobs_sweep_stale,
 )
 from accounts.services.mail import email_send_reserve, mail_cap
@@ -101,6 +102,7 @@ __all__ = [
     "job_start",
     "job_targets",
     "job_targets_register",
+    "jobs_dispatch_unsent",
     "jobs_sweep_stale",
     "mail_cap",
     "password_reset_request",

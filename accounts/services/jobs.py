@@ -12,11 +12,16 @@
   own (so a long transaction in the work does not hide it); ``jobs_sweep_stale`` (the beat
   task ``accounts.jobs_sweep_stale``) marks a running job whose heartbeat stopped failed
   with "worker lost": a worker killed mid-way leaves an honest record behind.
+- The job row is the outbox of its task: written in the transaction that asks for the work,
+  so the intent commits or vanishes with the change. ``jobs_dispatch_unsent`` (the beat task
+  ``accounts.jobs_dispatch_unsent``) sends again any job whose message the broker never
+  took, so neither a process killed after its commit nor a broker that was down loses work.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import socket
 import threading
@@ -28,10 +33,13 @@ from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Job, JobKind, JobState, User
 from omnium.progress import Progress, ProgressState
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "JOB_TASKS",
@@ -40,6 +48,7 @@ __all__ = [
     "job_start",
     "job_targets",
     "job_targets_register",
+    "jobs_dispatch_unsent",
     "jobs_sweep_stale",
 ]
 
@@ -137,21 +146,59 @@ def job_start(
         queue = getattr(settings, "JOBS_QUEUE", None)
         if queue and "queue" not in options:
             options["queue"] = queue
-        options["task_id"] = task_id
-        pk = str(job.pk)
-        args = [target] if target else []
-        transaction.on_commit(lambda: _send(JOB_TASKS[kind], args, {"job_id": pk}, options))
+        job.send_options = options
+        job.save(update_fields=["send_options"])
+        transaction.on_commit(lambda: _send(job))
     return job
 
 
-def _send(name: str, args: list[str], kwargs: dict[str, str], options: dict[str, Any]) -> None:
-    # A task this process has loaded is applied as itself (so eager mode and routes hold);
-    # one it has not is sent by name.
-    task = current_app.tasks.get(name)
-    if task is not None:
-        task.apply_async(args=tuple(args), kwargs=kwargs, **options)
-    else:
-        current_app.send_task(name, args=args, kwargs=kwargs, **options)
+def _send(job: Job) -> bool:
+    """Send ``job``'s task (its id chosen at ``job_start``) and record when the broker took
+    it. A broker that is down or slow is logged and left to ``jobs_dispatch_unsent``: the
+    request or import that asked for the work has committed and must not fail now."""
+    name = JOB_TASKS[job.kind]
+    args = [job.target] if job.target else []
+    kwargs = {"job_id": str(job.pk)}
+    options = {**job.send_options, "task_id": job.task_id}
+    try:
+        # A task this process has loaded is applied as itself (so eager mode and routes
+        # hold); one it has not is sent by name.
+        task = current_app.tasks.get(name)
+        if task is not None:
+            task.apply_async(args=tuple(args), kwargs=kwargs, **options)
+        else:
+            current_app.send_task(name, args=args, kwargs=kwargs, **options)
+    except Exception as exc:  # kombu and redis raise many kinds; all mean "not sent"
+        logger.warning("job %s (%s) not sent, left for the dispatcher: %s", job.pk, name, exc)
+        return False
+    Job.objects.filter(pk=job.pk, sent_at__isnull=True).update(sent_at=timezone.now())
+    return True
+
+
+def jobs_dispatch_unsent(
+    *, now: dt.datetime | None = None, grace: dt.timedelta | None = None, limit: int = 500
+) -> int:
+    """Send again every queued job whose task the broker never took (the process that asked
+    for it was killed between commit and send, or the broker was down): unsent for longer
+    than ``grace`` (``JOBS_SEND_GRACE_SECONDS``, so a send on its way is not doubled), or
+    sent ``JOBS_RESEND_SECONDS`` ago and still not started (a broker that lost it). The task
+    is keyed by the job's id, so a job that has started or finished by the time its second
+    message arrives is not run again. Returns how many were sent."""
+    now = now or timezone.now()
+    grace = grace or dt.timedelta(seconds=settings.JOBS_SEND_GRACE_SECONDS)
+    resend = now - dt.timedelta(seconds=settings.JOBS_RESEND_SECONDS)
+    due = (
+        Job.objects.filter(state=JobState.QUEUED, created_at__lt=now - grace)
+        .exclude(task_id="")
+        .filter(Q(sent_at__isnull=True) | Q(sent_at__lt=resend, started_at__isnull=True))
+        .order_by("created_at")[:limit]
+    )
+    sent = 0
+    for job in due:
+        if _send(job):
+            Job.objects.filter(pk=job.pk).update(sent_at=timezone.now())
+            sent += 1
+    return sent
 
 
 def job_retry(*, job: Job, actor: User | None, via: str = "console", **options: Any) -> Job:

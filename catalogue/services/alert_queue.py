@@ -37,7 +37,8 @@ def alert_check_after_commit(observation_id: int, product_id: UUID) -> None:
     of observations, and only followed products need a task."""
     if not product_followed(product_id):
         return
-    transaction.on_commit(lambda: _enqueue([observation_id]))
+    # robust: a broker that is down is logged and never fails the committed collection.
+    transaction.on_commit(lambda: _enqueue([observation_id]), robust=True)
 
 
 def _enqueue(observation_ids: list[int]) -> None:

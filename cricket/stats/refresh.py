@@ -37,7 +37,12 @@ from django.utils import timezone
 from accounts.models import JobKind
 from accounts.services import job_start
 from cricket.stats.aggregates import Scope, snapshots_invalidate_all, snapshots_rebuild
-from cricket.stats.engine import lines_rebuild, lines_rebuild_all, lines_stale
+from cricket.stats.engine import (
+    LINES_DEFINITION_VERSION,
+    lines_rebuild,
+    lines_rebuild_all,
+    lines_stale,
+)
 from cricket.stats.models import (
     FixtureLinesState,
     RefreshScope,
@@ -106,6 +111,8 @@ RETURNING participant_id, data_version
 """
 
 # Sorted, so two writers bumping overlapping fixtures lock the rows in one order.
+SWEEP_ACTOR = "integration:statistics-sweep"
+
 _BUMP_FIXTURES = """
 INSERT INTO cricket_fixturelinesstate (fixture_id, data_version)
 SELECT id, 1 FROM sports_fixture WHERE id = ANY(%s::uuid[]) ORDER BY id
@@ -208,6 +215,63 @@ def _job_start(refresh: StatisticsRefresh, actor: Actor) -> None:
         target_label=refresh.reason,
         **({"queue": queue} if queue else {}),
     )
+
+
+# Cricket fixtures with innings whose lines are not current (no state row, built from an
+# older input version or another definition), written before the cutoff, that no owed
+# refresh (pending, or failed and so retried from its job) already covers.
+_UNREFRESHED = """
+SELECT f.id::text
+  FROM sports_fixture f
+  JOIN sports_sport sp ON sp.id = f.sport_id AND sp.code = 'cricket'
+  LEFT JOIN cricket_fixturelinesstate s ON s.fixture_id = f.id
+ WHERE f.merged_into_id IS NULL
+   AND f.created_at < %(cutoff)s
+   AND EXISTS (SELECT 1 FROM cricket_innings i WHERE i.fixture_id = f.id)
+   AND (s.fixture_id IS NULL
+        OR s.lines_version IS DISTINCT FROM s.data_version
+        OR s.definition_version IS DISTINCT FROM %(definition)s)
+   AND NOT EXISTS (
+        SELECT 1 FROM cricket_statisticsrefreshdependency dep
+          JOIN cricket_statisticsrefresh r ON r.id = dep.refresh_id AND r.status <> 'done'
+         WHERE dep.fixture_id = f.id AND dep.scope = 'fixture')
+ ORDER BY f.created_at, f.id
+ LIMIT %(limit)s
+"""
+
+
+def statistics_sweep_unrefreshed(
+    *, grace: dt.timedelta | None = None, limit: int = 500
+) -> StatisticsRefresh | None:
+    """Refresh the cricket fixtures that were written without the refresh their write asks
+    for: an import asks for one per block of matches after they commit, so one killed
+    between its commits and that request leaves committed matches with no lines and careers
+    that do not count them. The fixtures' own lines state is the intent (a fixture whose
+    lines are not current is owed a rebuild); written more than ``grace`` ago
+    (``STATISTICS_SWEEP_GRACE_SECONDS``: a live import asks for its own) and not covered by
+    an owed refresh, up to ``limit`` of them get one refresh, as if the import had asked.
+    The beat task ``cricket.statistics_sweep`` runs it; None when nothing is owed."""
+    grace = (
+        dt.timedelta(seconds=settings.STATISTICS_SWEEP_GRACE_SECONDS) if grace is None else grace
+    )
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _UNREFRESHED,
+                {
+                    "cutoff": timezone.now() - grace,
+                    "definition": LINES_DEFINITION_VERSION,
+                    "limit": limit,
+                },
+            )
+            fixtures = [row[0] for row in cursor.fetchall()]
+        if not fixtures:
+            return None
+        return statistics_refresh(
+            fixture_ids=fixtures,
+            reason=f"sweep: {len(fixtures)} fixture(s) written without a refresh",
+            actor=SWEEP_ACTOR,
+        )
 
 
 def statistics_refresh_run(

@@ -7,7 +7,11 @@ from celery import shared_task
 from accounts.services import job_execute
 from cricket.stats.models import DatasetReleaseJob, RefreshScope, StatisticsRefresh
 from cricket.stats.partnerships import records_rebuild_all
-from cricket.stats.refresh import statistics_rebuild_all, statistics_refresh_run
+from cricket.stats.refresh import (
+    statistics_rebuild_all,
+    statistics_refresh_run,
+    statistics_sweep_unrefreshed,
+)
 from cricket.stats.release import dataset_release_build
 from omnium.progress import Progress
 
@@ -33,6 +37,14 @@ def statistics_refresh_task(refresh_id: str, job_id: str | None = None) -> str:
     if not outcome:  # the job had already finished (a redelivered message): nothing ran
         return StatisticsRefresh.objects.get(pk=refresh_id).status
     return outcome["status"]
+
+
+@shared_task(name="cricket.statistics_sweep")
+def statistics_sweep_task() -> str:
+    """The beat entry: refresh the fixtures written without their refresh (a killed import).
+    Returns the refresh's id, or "" when nothing was owed."""
+    refresh = statistics_sweep_unrefreshed()
+    return str(refresh.pk) if refresh else ""
 
 
 class ReleaseFailed(Exception):
