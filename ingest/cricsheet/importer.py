@@ -579,6 +579,21 @@ def import_paths(
     return Importer(actor=actor).run(paths, progress=progress, workers=workers)
 
 
+def check_paths(paths: Iterable[str | Path]) -> list[str]:
+    """Every contract problem of the files under ``paths`` (each rejected file's message, as
+    an import would name it), writing nothing: what ``import_cricsheet --strict`` checks
+    before it writes any file."""
+    importer = Importer()
+    rejections = []
+    for filename, raw in iter_sources(paths):
+        try:
+            document = load(raw, filename=filename, match_id=match_id_of(filename))
+            importer._check_kinds(document, filename)
+        except CricsheetRejected as exc:
+            rejections.append(str(exc))
+    return rejections
+
+
 def import_bytes(raw: bytes, *, filename: str, actor: Actor = ACTOR) -> MatchResult:
     """Import one uploaded file (an admin upload or an API client)."""
     return Importer(actor=actor).import_file(raw, filename=filename)
@@ -589,6 +604,7 @@ __all__ = [
     "Importer",
     "MatchResult",
     "Outcome",
+    "check_paths",
     "import_bytes",
     "import_paths",
     "iter_sources",

@@ -3,14 +3,19 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from ingest.cricsheet.importer import check_paths
+from ingest.cricsheet.validate import CricsheetRejected
 from ingest.sports_tasks import cricsheet_import
+from omnium import exitcodes
 
 
 class Command(BaseCommand):
     help = (
         "Import Cricsheet JSON match files (files, directories, .zip, .tar.gz). Each file is "
         "validated whole, then written in one transaction; unchanged files write nothing. "
-        "Data from cricsheet.org (ODC-By 1.0)."
+        "By default a rejected file is named and the others are still imported (--keep-going); "
+        "--strict checks every file first and writes nothing if any is rejected. "
+        f"{exitcodes.HELP} Data from cricsheet.org (ODC-By 1.0)."
     )
 
     def add_arguments(self, parser):
@@ -22,26 +27,58 @@ class Command(BaseCommand):
             help="Import in this many processes (a large corpus: one per core). Each match "
             "is still one transaction; the files of one match id stay in order.",
         )
-        parser.add_argument(
+        mode = parser.add_mutually_exclusive_group()
+        mode.add_argument(
+            "--keep-going",
+            action="store_true",
+            help="The default: import every good file, name each rejected one, exit 3 if any "
+            "was rejected (4 if all were).",
+        )
+        mode.add_argument(
             "--strict",
             action="store_true",
-            help="Exit non-zero when any file is rejected (the others are still imported).",
+            help="Check every file against the contract before writing any; one rejected file "
+            "and nothing is written (exit 4).",
         )
 
-    def handle(self, *args, paths, strict, workers, **options):
+    def handle(self, *args, paths, strict, workers, keep_going, **options):
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise CommandError(f"No such file or directory: {', '.join(missing)}")
         if workers < 1:
             raise CommandError(f"--workers must be at least 1, not {workers}")
+        if strict:
+            self._check_first(paths)
         bar = tqdm(unit="match", disable=options["verbosity"] == 0)
+
+        written: set[str] = set()
 
         def rejected(result):
             if result.error:
+                written.add(result.error)
                 bar.write(result.error, file=self.stderr)
 
         # A job like the task's (the console lists it): the bar and the row from one callback.
         summary = cricsheet_import(paths, via="cli", workers=workers, bar=bar, on_result=rejected)
+        for rejection in summary.rejections:  # a path refused before any file was read
+            if rejection not in written:
+                self.stderr.write(rejection)
         self.stdout.write(summary.line())
-        if strict and summary.rejected:
-            raise CommandError(f"{summary.rejected} file(s) rejected")
+        error = exitcodes.outcome_error(
+            accepted=summary.new + summary.updated + summary.unchanged,
+            rejected=summary.rejected,
+        )
+        if error:
+            raise error
+
+    def _check_first(self, paths) -> None:
+        try:
+            rejections = check_paths(paths)
+        except CricsheetRejected as exc:  # a path that is no match file at all
+            raise exitcodes.refused(str(exc)) from None
+        for rejection in rejections:
+            self.stderr.write(rejection)
+        if rejections:
+            raise exitcodes.refused(
+                f"--strict: {len(rejections)} file(s) rejected; nothing written"
+            )

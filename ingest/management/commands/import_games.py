@@ -3,17 +3,19 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from ingest.games import GamesInputError
 from ingest.sports_tasks import games_import_job
+from omnium import exitcodes
 
 
 class Command(BaseCommand):
     help = (
         "Import a multi-sport Games in the Paris 2024 layout (events, schedules, results/, "
-        "medals, medallists, teams, nocs; .csv or .csv.gz; whichever exist). Idempotent."
+        "medals, medallists, teams, nocs; .csv or .csv.gz; whichever exist). Idempotent. An "
+        f"input that breaks a rule is refused whole. {exitcodes.HELP}"
     )
 
     def add_arguments(self, parser):
@@ -33,5 +35,5 @@ class Command(BaseCommand):
                 bar=bar,
             )
         except GamesInputError as exc:
-            raise CommandError("\n".join(exc.messages)) from exc
+            raise exitcodes.refused("\n".join(exc.messages)) from exc
         self.stdout.write(summary.line())

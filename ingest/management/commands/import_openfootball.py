@@ -5,13 +5,15 @@ from tqdm import tqdm
 
 from ingest.openfootball import FeedError
 from ingest.sports_tasks import league_import_job
+from omnium import exitcodes
 from sports.services.tables import TIEBREAKS
 
 
 class Command(BaseCommand):
     help = (
         "Import openfootball football.json season files into league > season > round > "
-        "fixtures. Idempotent; fields an editor pinned are never overwritten."
+        "fixtures. Idempotent; fields an editor pinned are never overwritten. A file that "
+        f"breaks a rule is refused with the others, nothing written. {exitcodes.HELP}"
     )
 
     def add_arguments(self, parser):
@@ -48,6 +50,8 @@ class Command(BaseCommand):
             summary = league_import_job(
                 files, code=code, name=name, config=config or None, via="cli", bar=bar
             )
-        except (FeedError, OSError) as exc:
+        except FeedError as exc:
+            raise exitcodes.refused(str(exc)) from None
+        except OSError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(summary.line())

@@ -8,6 +8,7 @@ from accounts.access import competition_by_code
 from ingest.batches import services
 from ingest.cricsheet.importer import iter_sources
 from ingest.cricsheet.validate import CricsheetRejected
+from omnium import exitcodes
 
 
 class Command(BaseCommand):
@@ -16,7 +17,8 @@ class Command(BaseCommand):
         "USERNAME's name, validate it, and print its id. Nothing is public until a reviewer "
         "approves it (manage.py review_batch). Without --competition the batch is for the "
         "competition holding all its matches; either way USERNAME's grants must cover it. "
-        "Running the same command again over the same files returns the same batch."
+        "Running the same command again over the same files returns the same batch. A batch "
+        f"with an invalid file is staged but never published (exit 4). {exitcodes.HELP}"
     )
 
     def add_arguments(self, parser):
@@ -43,7 +45,7 @@ class Command(BaseCommand):
         try:
             files = [(name.rsplit("/", 1)[-1], raw) for name, raw in iter_sources(paths)]
         except CricsheetRejected as exc:
-            raise CommandError(str(exc)) from None
+            raise exitcodes.refused(str(exc)) from None
         try:
             batch, created = services.batch_submit(
                 submitter=user,
@@ -64,6 +66,11 @@ class Command(BaseCommand):
         for task in batch.onboarding_tasks.filter(decision="outstanding"):
             self.stderr.write(f"  onboarding task {task.task_reference}: {task.name}")
         self.stdout.write(str(batch.pk))
+        invalid = batch.items.filter(outcome="invalid").count()
+        if invalid:
+            raise exitcodes.refused(
+                f"batch {batch.pk}: {invalid} invalid file(s); it will not be published"
+            )
 
 
 def _message(exc) -> str:
