@@ -13,6 +13,7 @@ export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
 
 .PHONY: verify-data
+.PHONY: fuzz
 .PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query
 
 help: ## List the commands
@@ -103,6 +104,11 @@ test: services lint typecheck ## Install, ensure services, lint, type-check, che
 
 verify-data: services ## The whole-data checks the suite samples (every dev league-season's table against the published one)
 	$(VENV)/bin/pytest -m whole_data $(PYTEST_ARGS)
+
+# The suite fuzzes every operation with a couple of examples each; this is the long run.
+FUZZ_EXAMPLES ?= 100
+fuzz: services ## schemathesis over the whole API (anonymous, a consumer key, a staff key) with FUZZ_EXAMPLES examples per operation
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV)/bin/pytest tests/test_api_fuzz.py $(PYTEST_ARGS)
 
 bench-tree: services ## Benchmark: every fixture under a Games root, MPTT range vs recursive CTE
 	$(PY) bench/tree.py

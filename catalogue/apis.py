@@ -8,7 +8,7 @@ from django.db.models import F
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
@@ -217,8 +217,13 @@ class MergeViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         }
         loser = products.get(data.validated_data["loser"])
         survivor = products.get(data.validated_data["survivor"])
-        if loser is None or survivor is None:
-            raise NotFound("No such product.")
+        missing = {
+            field: "No such product."
+            for field, found in (("loser", loser), ("survivor", survivor))
+            if found is None
+        }
+        if missing:
+            raise ValidationError(missing)
         merge = product_merge(
             loser=loser,
             survivor=survivor,
@@ -253,7 +258,7 @@ class OverrideViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         data.is_valid(raise_exception=True)
         product = Product.objects.filter(pk=data.validated_data["product"]).first()
         if product is None:
-            raise NotFound("No such product.")
+            raise ValidationError({"product": "No such product."})
         override = override_set(
             product=product,
             field=data.validated_data["field"],

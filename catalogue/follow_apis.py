@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -83,7 +83,7 @@ class FollowViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.Ge
         terms = data.validated_data
         product = Product.objects.filter(pk=terms["product"]).first()
         if product is None:
-            raise NotFound("No such product.")
+            raise ValidationError({"product": "No such product."})
         user = signed_in(request.user)
         follow = follow_set(
             user=user,

@@ -64,11 +64,12 @@ def test_bad_terms_answer_the_one_error_body_naming_the_field(viewer):
     assert not Follow.objects.exists()
 
 
-def test_an_unknown_product_is_a_404(viewer):
+def test_an_unknown_product_is_a_400_naming_the_field(viewer):
     response = _client(viewer).post(
         FOLLOWS, {"product": "01900000-0000-7000-8000-000000000000"}, format="json"
     )
-    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert response.status_code == 400 and response.json()["code"] == "invalid"
+    assert [error["field"] for error in response.json()["errors"]] == ["product"]
 
 
 def test_deleting_unfollows_and_someone_elses_follow_is_a_404(viewer, editor):
