@@ -129,3 +129,31 @@ class Job(UUIDModel):
         now = now or timezone.now()
         elapsed = now - self.started_at
         return now + elapsed * ((self.total - self.done) / self.done)
+
+
+class OutboxMessage(models.Model):
+    """A short task asked for in a transaction (a notification's mail, a price-alert check):
+    written with the change that asks for it, sent after that commits (``sent_at``), and
+    sent again by ``accounts.services.jobs_dispatch_unsent`` when the sender died first or
+    the broker was down. The task is named by string (this app imports none) and must be
+    safe to run twice; jobs are their own outbox and are not written here."""
+
+    task = models.CharField(max_length=200)
+    args = models.JSONField(default=list, blank=True)
+    options = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=Q(sent_at__isnull=True),
+                name="accounts_outbox_unsent_idx",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task}{self.args} ({'sent' if self.sent_at else 'unsent'})"

@@ -735,4 +735,5 @@ class AnonymousSourceMinute(models.Model):
 from accounts.job_records import Job as Job  # noqa: E402
 from accounts.job_records import JobKind as JobKind  # noqa: E402
 from accounts.job_records import JobState as JobState  # noqa: E402
+from accounts.job_records import OutboxMessage as OutboxMessage  # noqa: E402
 from accounts.subscription_records import SubscriptionRequest as SubscriptionRequest  # noqa: E402

@@ -22,7 +22,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from accounts.models import AccountPreference, AccountStatus, User
-from accounts.services import audit_record, email_send_reserve
+from accounts.services import audit_record, email_send_reserve, task_enqueue
 
 # Articles' writes live in their own module; the names stay here for every caller.
 from discussions.articles import article_import as article_import
@@ -491,11 +491,9 @@ def notification_send(
             )
     except IntegrityError:
         return None
-    # Celery task lookup at call time: discussions.tasks imports this module for the mail.
-    from discussions.tasks import deliver_notification_mail
-
-    # robust: a broker that is down is logged; the committed notification still shows.
-    transaction.on_commit(lambda: deliver_notification_mail.delay(notification.pk), robust=True)
+    # The mail is asked for in the notification's transaction (the outbox: sent after the
+    # commit, or by the dispatcher when the broker is down).
+    task_enqueue("discussions.deliver_notification_mail", args=[notification.pk])
     return notification
 
 

@@ -13,8 +13,8 @@ import time
 import pytest
 from django.utils import timezone
 
-from accounts.models import Job, JobKind, JobState
-from accounts.services import job_start, jobs_dispatch_unsent
+from accounts.models import Job, JobKind, JobState, OutboxMessage
+from accounts.services import job_start, jobs_dispatch_unsent, task_enqueue
 from omnium.testing import REPO_ROOT, _database_url_for_test_db
 
 LATER = dt.timedelta(minutes=5)
@@ -114,3 +114,40 @@ def test_a_job_asked_for_while_the_broker_is_down_commits_at_once_and_is_sent_la
     assert jobs_dispatch_unsent(now=timezone.now() + LATER) == 1
     job.refresh_from_db()
     assert job.sent_at is not None
+
+
+@pytest.mark.django_db
+def test_a_short_task_asked_for_before_its_sender_died_is_sent_by_the_dispatcher(
+    django_capture_on_commit_callbacks,
+):
+    with django_capture_on_commit_callbacks():  # never run: the sender died after commit
+        message = task_enqueue(
+            "catalogue.price_alerts_check", args=[[1]], queue="test-outbox-nobody-consumes"
+        )
+    assert jobs_dispatch_unsent() == 0  # within the grace its own sender may still send it
+    assert jobs_dispatch_unsent(now=timezone.now() + LATER) == 1
+    message.refresh_from_db()
+    assert message.sent_at is not None and message.attempts == 1
+    assert jobs_dispatch_unsent(now=timezone.now() + LATER) == 0
+
+
+@pytest.mark.django_db
+def test_a_short_task_is_sent_once_its_transaction_commits(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        message = task_enqueue(
+            "catalogue.price_alerts_check", args=[[1]], queue="test-outbox-nobody-consumes"
+        )
+    message.refresh_from_db()
+    assert message.sent_at is not None
+    assert jobs_dispatch_unsent(now=timezone.now() + LATER) == 0
+
+
+@pytest.mark.django_db
+def test_a_short_task_asked_for_in_a_rolled_back_transaction_is_never_sent():
+    from django.db import transaction
+
+    with transaction.atomic():
+        task_enqueue("catalogue.price_alerts_check", args=[[1]])
+        transaction.set_rollback(True)
+    assert not OutboxMessage.objects.exists()
+    assert jobs_dispatch_unsent(now=timezone.now() + LATER) == 0

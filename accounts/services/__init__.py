@@ -41,6 +41,7 @@ from accounts.services.jobs import (
     job_targets_register,
     jobs_dispatch_unsent,
     jobs_sweep_stale,
+    task_enqueue,
 )
 from accounts.services.mail import email_send_reserve, mail_cap
 from accounts.services.preferences import preference_mail_set
@@ -112,6 +113,7 @@ __all__ = [
     "subscriber_signup",
     "subscriber_unsubscribe",
     "subscription_request_check",
+    "task_enqueue",
     "token_digest",
     "usage_bucket",
 ]

@@ -33,10 +33,10 @@ from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
-from accounts.models import Job, JobKind, JobState, User
+from accounts.models import Job, JobKind, JobState, OutboxMessage, User
 from omnium.progress import Progress, ProgressState
 
 logger = logging.getLogger(__name__)
@@ -50,6 +50,7 @@ __all__ = [
     "job_targets_register",
     "jobs_dispatch_unsent",
     "jobs_sweep_stale",
+    "task_enqueue",
 ]
 
 # The Celery task that runs each kind, called as ``task(*([target] if target else []),
@@ -175,11 +176,42 @@ def _send(job: Job) -> bool:
     return True
 
 
+def task_enqueue(task: str, *, args: list[Any], queue: str | None = None) -> OutboxMessage:
+    """Ask for a short task (by name) in the caller's transaction: an outbox row commits
+    with the change and the task is sent once it has; if the sender dies first or the
+    broker is down, ``jobs_dispatch_unsent`` sends it. The task must be safe to run twice."""
+    message = OutboxMessage.objects.create(
+        task=task, args=list(args), options={"queue": queue} if queue else {}
+    )
+    transaction.on_commit(lambda: _send_message(message))
+    return message
+
+
+def _send_message(message: OutboxMessage) -> bool:
+    try:
+        task = current_app.tasks.get(message.task)
+        if task is not None:
+            task.apply_async(args=tuple(message.args), **message.options)
+        else:
+            current_app.send_task(message.task, args=message.args, **message.options)
+    except Exception as exc:  # kombu and redis raise many kinds; all mean "not sent"
+        logger.warning("task %s not sent, left for the dispatcher: %s", message.task, exc)
+        OutboxMessage.objects.filter(pk=message.pk).update(
+            attempts=F("attempts") + 1, last_error=str(exc)[:500]
+        )
+        return False
+    OutboxMessage.objects.filter(pk=message.pk).update(
+        sent_at=timezone.now(), attempts=F("attempts") + 1
+    )
+    return True
+
+
 def jobs_dispatch_unsent(
     *, now: dt.datetime | None = None, grace: dt.timedelta | None = None, limit: int = 500
 ) -> int:
-    """Send again every queued job whose task the broker never took (the process that asked
-    for it was killed between commit and send, or the broker was down): unsent for longer
+    """Send again every queued job (and outbox message) whose task the broker never took
+    (the process that asked for it was killed between commit and send, or the broker was
+    down): unsent for longer
     than ``grace`` (``JOBS_SEND_GRACE_SECONDS``, so a send on its way is not doubled), or
     sent ``JOBS_RESEND_SECONDS`` ago and still not started (a broker that lost it). The task
     is keyed by the job's id, so a job that has started or finished by the time its second
@@ -198,6 +230,10 @@ def jobs_dispatch_unsent(
         if _send(job):
             Job.objects.filter(pk=job.pk).update(sent_at=timezone.now())
             sent += 1
+    messages = OutboxMessage.objects.filter(
+        sent_at__isnull=True, created_at__lt=now - grace
+    ).order_by("created_at")[:limit]
+    sent += sum(_send_message(message) for message in messages)
     return sent
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from uuid import UUID
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
+
+from accounts.services import task_enqueue
 
 # Whether anyone follows a product or one merged into it (at any depth): the same chain as
 # ``FollowQuerySet.of_products``, as one plain statement. Every new price runs it, and the
@@ -37,15 +39,7 @@ def alert_check_after_commit(observation_id: int, product_id: UUID) -> None:
     of observations, and only followed products need a task."""
     if not product_followed(product_id):
         return
-    # robust: a broker that is down is logged and never fails the committed collection.
-    transaction.on_commit(lambda: _enqueue([observation_id]), robust=True)
-
-
-def _enqueue(observation_ids: list[int]) -> None:
-    # Celery task lookup at call time: the task module imports the alert services, which
-    # import the price writer that calls this.
-    from catalogue.tasks import price_alerts_check
-
+    # In the observation's transaction (the outbox: sent after the commit, or by the
+    # dispatcher when the broker is down).
     queue = getattr(settings, "PRICE_ALERT_QUEUE", None)
-    options = {"queue": queue} if queue else {}
-    price_alerts_check.apply_async(args=(observation_ids,), **options)
+    task_enqueue("catalogue.price_alerts_check", args=[[observation_id]], queue=queue)

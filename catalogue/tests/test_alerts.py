@@ -8,6 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from accounts.models import OutboxMessage
 from catalogue.alert_records import Follow, PriceAlert
 from catalogue.models import PriceObservation
 from catalogue.services import (
@@ -199,18 +200,24 @@ def test_unfollowing_stops_alerts_and_a_second_unfollow_is_a_no_op(viewer, listi
     assert alert_check(observation_ids=[observe(listing, "50.00").pk]).sent == 0
 
 
+def _checks_asked() -> list:
+    return [
+        message.args[0]
+        for message in OutboxMessage.objects.filter(task="catalogue.price_alerts_check")
+    ]
+
+
 def test_a_new_price_queues_the_check_on_commit_only_when_followed(
-    viewer, listing, django_capture_on_commit_callbacks, monkeypatch
+    viewer, listing, django_capture_on_commit_callbacks
 ):
-    sent = []
-    monkeypatch.setattr(alert_queue, "_enqueue", sent.append)
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks() as callbacks:
         observe(listing, "99.00")
-    assert sent == []
+    assert not callbacks and not _checks_asked()
     follow_set(user=viewer, product=listing.product, actor=viewer)
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks() as callbacks:
         observation = observe(listing, "98.00", day=7)
-    assert sent == [[observation.pk]]
+    # Asked for in the observation's transaction, sent once it commits.
+    assert _checks_asked() == [[observation.pk]] and len(callbacks) == 1
 
 
 @pytest.mark.worker
@@ -238,7 +245,7 @@ def test_a_real_worker_sends_one_notification_for_a_new_lower_price(
 
 
 def test_a_collection_run_queues_the_check_of_a_followed_products_new_price(
-    viewer, tmp_path, django_capture_on_commit_callbacks, monkeypatch
+    viewer, tmp_path, django_capture_on_commit_callbacks
 ):
     from catalogue.collection_records import Source
     from ingest.collectors.services import source_collect
@@ -256,13 +263,12 @@ def test_a_collection_run_queues_the_check_of_a_followed_products_new_price(
     source_collect(source=source, path=feed)
     product = PriceObservation.objects.get().listing.product
     follow_set(user=viewer, product=product, actor=viewer, drop_percent=Decimal("5"))
-    sent = []
-    monkeypatch.setattr(alert_queue, "_enqueue", sent.append)
     feed.write_text(row.format(price="80.00", seen="2026-01-06T09:00:00Z"))
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks():
         source_collect(source=source, path=feed)
-    assert len(sent) == 1
-    assert alert_check(observation_ids=sent[0]).sent == 1
+    asked = _checks_asked()
+    assert len(asked) == 1
+    assert alert_check(observation_ids=asked[0]).sent == 1
     assert "80.00 GBP at LHR" in alerts_for(viewer).get().body
 
 
