@@ -13,7 +13,7 @@ from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import JobKind, User
-from accounts.services import job_start
+from accounts.services import audit_record, job_start
 from catalogue import services as catalogue_services
 from catalogue.collection_records import (
     CollectionRun,
@@ -71,22 +71,32 @@ def source_register_builtin(*, slug: str, actor: User | None = None) -> Source:
 
 
 @transaction.atomic
-def source_set_enabled(
-    *, source: Source, enabled: bool, actor: User | None, note: str = ""
-) -> Source:
+def source_set_enabled(*, source: Source, enabled: bool, actor: User | None, note: str) -> Source:
     """The kill switch: a disabled source collects nothing until switched back on.
 
-    The note, with who and when, is appended to the source's notes as its record.
-    """
+    ``note`` (why) is required. Each switch is an audit row (who, when, why, which way)
+    and a line appended to the source's notes; switching to the state it is in records
+    nothing."""
+    if not note.strip():
+        raise ValidationError({"note": "Say why the source is switched on or off."})
+    # One switch at a time: the row is locked, then read.
+    list(Source.objects.select_for_update().filter(pk=source.pk).values_list("pk"))
+    source.refresh_from_db(fields=["enabled", "notes"])
     if source.enabled == enabled:
         return source
     source.enabled = enabled
-    if note.strip():
-        who = getattr(actor, "username", None) or "system"
-        stamp = timezone.now().strftime("%Y-%m-%d %H:%M")
-        line = f"[{stamp} {who}] {'enabled' if enabled else 'disabled'}: {note.strip()}"
-        source.notes = f"{source.notes}\n{line}".strip()
+    who = getattr(actor, "username", None) or "system"
+    stamp = timezone.now().strftime("%Y-%m-%d %H:%M")
+    line = f"[{stamp} {who}] {'enabled' if enabled else 'disabled'}: {note.strip()}"
+    source.notes = f"{source.notes}\n{line}".strip()
     source.save(update_fields=["enabled", "notes", "updated_at"])
+    audit_record(
+        actor=actor,
+        action="source.enable" if enabled else "source.disable",
+        entity=source,
+        key=source.pk,
+        detail={"slug": source.slug, "note": note.strip()},
+    )
     return source
 
 

@@ -218,7 +218,7 @@ def test_a_new_time_on_a_second_run_adds_one_observation(tmp_path, source):
 
 
 def test_a_disabled_source_collects_nothing(tmp_path, source, editor):
-    source_set_enabled(source=source, enabled=False, actor=editor)
+    source_set_enabled(source=source, enabled=False, actor=editor, note="feed broken")
     with pytest.raises(SourceDisabled, match="test-shop is disabled"):
         source_collect(source=source, path=write(tmp_path, HEADER))
     assert not CollectionRun.objects.exists()
