@@ -5,15 +5,22 @@ SHELL := /bin/bash
 PYTHON_BIN ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
-MANAGE := $(PY) manage.py
+MANAGE = $(EMBEDDED_ENV) $(PY) manage.py
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# With neither URL given, a machine without PostgreSQL or Redis gets the embedded servers
+# (omnium/embedded.py); their URLs are in var/embedded.env, which every command below reads.
+ifeq ($(origin DATABASE_URL)$(origin REDIS_URL),undefinedundefined)
+export OMNIUM_EMBEDDED := auto
+endif
 export DATABASE_URL ?= postgres://127.0.0.1:5432/omnium
 export REDIS_URL ?= redis://127.0.0.1:6379/0
+EMBEDDED_ENV = $(if $(wildcard var/embedded.env),env $$(cat var/embedded.env))
 
 .PHONY: verify-data
 .PHONY: fuzz
+.PHONY: stop-embedded
 .PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query
 
 help: ## List the commands
@@ -63,11 +70,14 @@ run: services ## Install, migrate, load the sample data, queue merge candidates,
 	@mkdir -p var
 	@export DEBUG=$${DEBUG:-true}; trap 'trap - EXIT INT TERM HUP; kill 0' EXIT INT TERM HUP; \
 	  queue=$${CELERY_TASK_DEFAULT_QUEUE:-omnium}; \
-	  $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=1 --queues=$$queue --hostname=interactive@%h & \
-	  $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=1 --queues=$$queue-bulk --hostname=bulk@%h & \
-	  $(VENV)/bin/celery -A omnium beat --loglevel=INFO --schedule=var/celerybeat-schedule & \
+	  $(EMBEDDED_ENV) $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=1 --queues=$$queue --hostname=interactive@%h & \
+	  $(EMBEDDED_ENV) $(VENV)/bin/celery -A omnium worker --loglevel=INFO --concurrency=1 --queues=$$queue-bulk --hostname=bulk@%h & \
+	  $(EMBEDDED_ENV) $(VENV)/bin/celery -A omnium beat --loglevel=INFO --schedule=var/celerybeat-schedule & \
 	  $(MANAGE) runserver $(HOST):$(PORT) & \
 	  wait -n
+
+stop-embedded: ## Stop the embedded PostgreSQL and Redis of this checkout (their data stays in var/embedded/)
+	$(PY) -m omnium.embedded stop
 
 web: services ## Start only the web server (development)
 	DEBUG=$${DEBUG:-true} $(MANAGE) runserver $(HOST):$(PORT)

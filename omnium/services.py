@@ -84,16 +84,24 @@ def _start_redis() -> bool:
     return True
 
 
-def ensure_service(name: str, url: str, default_port: int, starter: Callable[[], bool]) -> None:
+def ensure_service(
+    name: str, url: str, default_port: int, starter: Callable[[], bool], *, fallback: bool = False
+) -> bool:
+    """Whether ``name`` answers at ``url`` (started here when installed and down). With
+    ``fallback`` a server that cannot be reached is reported and False returned (the
+    caller starts the embedded one); otherwise the process stops saying what to start."""
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or default_port
     if _reachable(host, port):
         print(f"{name}: up at {host}:{port}")
-        return
+        return True
     if host in LOCAL_HOSTS and starter():
         print(f"{name}: was down at {host}:{port}; started it")
         if _wait_for(host, port):
-            return
+            return True
+    if fallback:
+        print(f"{name}: nothing answers at {host}:{port}; using the embedded server")
+        return False
     sys.exit(
         f"{name} is not reachable at {host}:{port}. Start it (for a local install: "
         + (
@@ -120,10 +128,31 @@ def ensure_database(app_url: str, owner_url: str | None = None) -> None:
 
 
 def main(argv: list[str]) -> None:
+    """Make sure PostgreSQL and Redis answer. With ``OMNIUM_EMBEDDED=auto`` (the Makefile
+    sets it when no URL was given) a server that does not answer and cannot be started is
+    replaced by the embedded one (``omnium.embedded``), whose URLs then go to
+    ``var/embedded.env``; when both system servers answer, that file is removed."""
+    fallback = os.environ.get("OMNIUM_EMBEDDED") == "auto"
     database_url = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
     redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
-    ensure_service("PostgreSQL", database_url, 5432, _start_postgres)
-    ensure_service("Redis", redis_url, 6379, _start_redis)
+    postgres = ensure_service("PostgreSQL", database_url, 5432, _start_postgres, fallback=fallback)
+    redis = ensure_service("Redis", redis_url, 6379, _start_redis, fallback=fallback)
+    if fallback:
+        from omnium import embedded
+
+        if postgres and redis:
+            embedded.forget()
+        else:
+            try:
+                values = embedded.start(postgres=not postgres, redis=not redis)
+            except embedded.EmbeddedUnavailable as exc:
+                sys.exit(f"The embedded servers could not start: {exc}")
+            database_url = values.get("DATABASE_URL", database_url)
+            if "DATABASE_ADMIN_URL" in values:
+                os.environ["DATABASE_ADMIN_URL"] = values["DATABASE_ADMIN_URL"]
+            for key in ("DATABASE_URL", "REDIS_URL"):
+                if key in values:
+                    print(f"embedded: {key}={values[key]}")
     if "--create-database" in argv:
         ensure_database(database_url, os.environ.get("DATABASE_OWNER_URL"))
 
