@@ -180,6 +180,18 @@ CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, m
 # memory; a request body that is not a file is refused above DATA_UPLOAD_MAX_MEMORY_SIZE.
 FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 256 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1)
+# Files and archives read for import (omnium/archives.py): one file or archive member,
+# uncompressed; the members of one archive; the uncompressed total of one archive. Each is
+# checked against what the archive declares and again while it is inflated.
+INGEST_MAX_FILE_BYTES = env_int("INGEST_MAX_FILE_BYTES", 32 * 1024 * 1024, minimum=1)
+INGEST_ARCHIVE_MAX_MEMBERS = env_int("INGEST_ARCHIVE_MAX_MEMBERS", 100_000, minimum=1)
+INGEST_ARCHIVE_MAX_TOTAL_BYTES = env_int(
+    "INGEST_ARCHIVE_MAX_TOTAL_BYTES", 8 * 1024 * 1024 * 1024, minimum=1
+)
+# A staged batch (ingest/batches): its files, each file's size and all of them together.
+BATCH_MAX_FILES = env_int("BATCH_MAX_FILES", 500, minimum=1)
+BATCH_MAX_FILE_BYTES = env_int("BATCH_MAX_FILE_BYTES", 20 * 1024 * 1024, minimum=1)
+BATCH_MAX_TOTAL_BYTES = env_int("BATCH_MAX_TOTAL_BYTES", 100 * 1024 * 1024, minimum=1)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
