@@ -180,6 +180,14 @@ CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, m
 # memory; a request body that is not a file is refused above DATA_UPLOAD_MAX_MEMORY_SIZE.
 FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 256 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1)
+# A multipart request's whole body (all its files), refused above this as it streams in
+# (omnium/uploads.py), so no upload fills a worker's disk either.
+UPLOAD_MAX_REQUEST_BYTES = env_int("UPLOAD_MAX_REQUEST_BYTES", 128 * 1024 * 1024, minimum=1)
+FILE_UPLOAD_HANDLERS = [
+    "omnium.uploads.RequestSizeLimitUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 # Files and archives read for import (omnium/archives.py): one file or archive member,
 # uncompressed; the members of one archive; the uncompressed total of one archive. Each is
 # checked against what the archive declares and again while it is inflated.

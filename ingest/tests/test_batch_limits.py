@@ -64,3 +64,12 @@ def test_an_uploaded_part_over_the_file_limit_is_refused_naming_it(submitter, se
     assert (
         f"{name}: {len(raw)} bytes; the limit is BATCH_MAX_FILE_BYTES" in response.json()["message"]
     )
+
+
+def test_a_multipart_request_over_the_request_limit_is_a_413_naming_it(submitter, settings):
+    settings.UPLOAD_MAX_REQUEST_BYTES = 64 * 1024
+    response = _upload(submitter, ("900001.json", b" " * (128 * 1024)))
+    assert response.status_code == 413
+    assert response.json()["code"] == "payload_too_large"
+    assert "UPLOAD_MAX_REQUEST_BYTES = 65536" in response.json()["message"]
+    assert not Batch.objects.exists()
