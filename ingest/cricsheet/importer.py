@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import multiprocessing
+import os
 import threading
 import time
 import traceback
@@ -43,6 +44,7 @@ from cricket.stats.refresh import statistics_refresh
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
 from omnium.archives import ArchiveRefused, LimitExceeded, read_file, tar_members, zip_members
 from omnium.db import analyze
+from omnium.lifeline import ParentGone, end_with_parent
 from sports.models import (
     EntityType,
     ExternalIdMap,
@@ -313,7 +315,9 @@ class Importer:
         }
         processes = [
             context.Process(
-                target=_worker, args=(inbox, outbox, options, self.refresh), daemon=True
+                target=_worker,
+                args=(inbox, outbox, options, self.refresh, os.getpid()),
+                daemon=True,
             )
             for inbox in inboxes
         ]
@@ -520,22 +524,33 @@ def _partition(match_id: str, workers: int) -> int:
     return zlib.crc32(match_id.encode()) % workers
 
 
-def _worker(inbox, outbox, options: dict, refresh: bool) -> None:
+def _worker(inbox, outbox, options: dict, refresh: bool, parent: int) -> None:
     """One import process of a parallel run: a shared-mode importer over the files its
-    inbox receives (until None), each result sent back as it is known."""
+    inbox receives (until None), each result sent back as it is known.
+
+    It ends with its parent (``omnium.lifeline``): killed, the parent can neither stop it
+    nor read what it sends, so the match being written rolls back, the connection closes
+    and the process exits without waiting to flush its queues."""
     # The fork copied the parent's connection objects, and with them any socket still open
     # (a connection the parent holds in a transaction is never really closed): a query here
     # would run inside the parent's session. Forget them without closing (closing would end
     # the parent's session too); this process connects afresh.
     connections._connections = Local(connections.thread_critical)  # type: ignore[attr-defined]
     try:
+        end_with_parent(parent)
         importer = Importer(**options, refresh=refresh, shared=True)
         importer.run_sources(
             iter(inbox.get, None), progress=lambda result: outbox.put(("result", result))
         )
         outbox.put(("done", importer.retries))
-    except BaseException:
-        outbox.put(("failed", traceback.format_exc()))
+    except BaseException as exc:
+        if isinstance(exc, ParentGone) or os.getppid() != parent:
+            # Nobody reads either queue now: what is buffered for them would hold this
+            # process at exit for ever.
+            outbox.cancel_join_thread()
+            inbox.cancel_join_thread()
+        else:
+            outbox.put(("failed", traceback.format_exc()))
     finally:
         connections.close_all()
 
