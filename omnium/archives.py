@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+import struct
 import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from django.conf import settings
 
@@ -132,30 +134,38 @@ def gunzip(raw: bytes, *, where: str, limits: Limits | None = None) -> bytes:
         raise ArchiveUnreadable(where, f"not a readable gzip file: {exc}") from None
 
 
+def zip_names(path: Path, *, limits: Limits | None = None) -> list[str]:
+    """The member names of a zip, its directory counted first as ``zip_members`` does."""
+    limits = limits or Limits.from_settings()
+    try:
+        with path.open("rb") as handle:
+            _count_directory(handle, where=path.name, limit=limits.members)
+        with zipfile.ZipFile(path) as archive:
+            return archive.namelist()
+    except (zipfile.BadZipFile, OSError, EOFError, struct.error) as exc:
+        raise ArchiveUnreadable(path.name, f"not a readable zip archive: {exc}") from None
+
+
 def zip_members(
     path: Path, *, accept: Callable[[str], bool], limits: Limits | None = None
 ) -> Iterator[tuple[str, bytes]]:
     """(member name, bytes) of each member ``accept`` takes, in name order.
 
     Before any member is inflated, the central directory is checked: its member count
-    (every entry, taken or not), each taken member's declared size and their declared total.
+    (every entry, taken or not, counted before ``zipfile`` parses the directory), each taken
+    member's declared size and their declared total.
     Then each member is read in chunks and counted against the same limits; a member whose
     data does not match its declared size and checksum is unreadable (``zipfile`` stops at
     the declared size and checks the CRC at the end)."""
     limits = limits or Limits.from_settings()
     try:
+        with path.open("rb") as handle:
+            _count_directory(handle, where=path.name, limit=limits.members)
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, struct.error) as exc:
         raise ArchiveUnreadable(path.name, f"not a readable zip archive: {exc}") from None
     with archive:
-        infos = archive.infolist()
-        if len(infos) > limits.members:
-            raise LimitExceeded(
-                path.name,
-                f"{len(infos)} members",
-                setting="INGEST_ARCHIVE_MAX_MEMBERS",
-                limit=limits.members,
-            )
+        infos = archive.infolist()  # no more than INGEST_ARCHIVE_MAX_MEMBERS: counted above
         taken = sorted(
             (i for i in infos if not i.is_dir() and accept(i.filename)), key=lambda i: i.filename
         )
@@ -178,6 +188,42 @@ def zip_members(
                     where, f"does not inflate to the size and checksum it declares: {exc}"
                 ) from None
             yield info.filename, raw
+
+
+_CENTRAL_HEADER = 46  # bytes of a central directory entry before its name, extra and comment
+
+
+def _count_directory(handle: BinaryIO, *, where: str, limit: int) -> None:
+    """Refuses a zip whose central directory holds more than ``limit`` entries, counted
+    by walking the entries' headers before ``zipfile`` turns each into an object (about
+    400 bytes apiece). The end record's entry count is not trusted: ``zipfile`` itself reads
+    as many entries as the directory's byte size holds, and so does this."""
+    end = zipfile._EndRecData(handle)  # type: ignore[attr-defined]
+    if end is None:
+        raise zipfile.BadZipFile("no end of central directory record")
+    size = end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+    # The directory ends where the end record starts, as zipfile reckons it (so bytes
+    # prepended to the archive, a self-extractor's, move both alike).
+    start = end[zipfile._ECD_LOCATION] - size  # type: ignore[attr-defined]
+    if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # type: ignore[attr-defined]
+        start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator  # type: ignore[attr-defined]
+    handle.seek(start)
+    count = seen = 0
+    while seen < size:
+        header = handle.read(_CENTRAL_HEADER)
+        if len(header) < _CENTRAL_HEADER or header[:4] != b"PK\x01\x02":
+            return  # zipfile names what is wrong with it
+        name, extra, comment = struct.unpack("<HHH", header[28:34])
+        handle.seek(name + extra + comment, os.SEEK_CUR)
+        seen += _CENTRAL_HEADER + name + extra + comment
+        count += 1
+        if count > limit:
+            raise LimitExceeded(
+                where,
+                f"more than {limit} members in its directory",
+                setting="INGEST_ARCHIVE_MAX_MEMBERS",
+                limit=limit,
+            )
 
 
 def tar_members(

@@ -25,7 +25,6 @@ import os
 import threading
 import time
 import traceback
-import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -42,7 +41,14 @@ from cricket.services import SOURCE
 from cricket.source_revisions import SOURCE_REVISION, match_revise
 from cricket.stats.refresh import statistics_refresh
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
-from omnium.archives import ArchiveRefused, LimitExceeded, read_file, tar_members, zip_members
+from omnium.archives import (
+    ArchiveRefused,
+    LimitExceeded,
+    read_file,
+    tar_members,
+    zip_members,
+    zip_names,
+)
 from omnium.db import analyze
 from omnium.lifeline import ParentGone, end_with_parent
 from sports.models import (
@@ -167,9 +173,8 @@ def count_sources(paths: Iterable[str | Path]) -> int | None:
             total += len(inner)
         elif path.name.lower().endswith(".zip"):
             try:
-                with zipfile.ZipFile(path) as archive:
-                    total += sum(1 for m in archive.namelist() if _is_json(m))
-            except (zipfile.BadZipFile, OSError):  # the import itself names what is wrong
+                total += sum(1 for m in zip_names(path) if _is_json(m))
+            except ArchiveRefused:  # the import itself names what is wrong
                 return None
         elif path.name.lower().endswith(".json"):
             total += 1
