@@ -226,6 +226,31 @@ def _count_directory(handle: BinaryIO, *, where: str, limit: int) -> None:
             )
 
 
+# Header records tarfile reads whole into memory (a pax or GNU long name/link record):
+# one that declares a gigabyte would be a gigabyte before any member is seen.
+_TAR_HEADER_RECORDS = frozenset(
+    (
+        tarfile.XHDTYPE,
+        tarfile.XGLTYPE,
+        tarfile.SOLARIS_XHDTYPE,
+        tarfile.GNUTYPE_LONGNAME,
+        tarfile.GNUTYPE_LONGLINK,
+    )
+)
+
+
+def _bounded_tarinfo(archive: str, limit: int) -> type[tarfile.TarInfo]:
+    class BoundedTarInfo(tarfile.TarInfo):
+        def _proc_member(self, tarfile):
+            if self.type in _TAR_HEADER_RECORDS and self.size > limit:
+                raise _too_big(
+                    f"{archive}:{self.name}", f"a header record declares {self.size}", limit
+                )
+            return super()._proc_member(tarfile)
+
+    return BoundedTarInfo
+
+
 def tar_members(
     path: Path, *, accept: Callable[[str], bool], limits: Limits | None = None
 ) -> Iterator[tuple[str, bytes]]:
@@ -233,14 +258,17 @@ def tar_members(
     as one stream (``.tar``, ``.tar.gz``...).
 
     A tar has no directory to check first: members are counted as they come, and each
-    header's declared size is checked before its data is read; every member's size counts
+    header's declared size is checked before its data is read (a pax or long-name header
+    record's too, which tarfile would read whole); every member's size counts
     toward the total, taken or not (the stream inflates a skipped member too)."""
     limits = limits or Limits.from_settings()
     budget = _Budget(path.name, limits.total_bytes)
     count = 0
     try:
         # Opened apart from its ``with``: a file that is no tar is told from a broken member.
-        archive = tarfile.open(path, "r|*")  # noqa: SIM115
+        archive = tarfile.open(  # noqa: SIM115
+            path, "r|*", tarinfo=_bounded_tarinfo(path.name, limits.member_bytes)
+        )
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         raise ArchiveUnreadable(path.name, f"not a readable tar archive: {exc}") from None
     with archive:

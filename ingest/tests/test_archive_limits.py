@@ -204,6 +204,21 @@ def test_a_tar_with_more_members_than_the_limit_is_refused_at_the_first_one_over
     assert "the limit is INGEST_ARCHIVE_MAX_MEMBERS = 3" in str(refused.value)
 
 
+def test_a_tar_header_record_over_the_file_limit_is_refused_before_it_is_read(tmp_path, settings):
+    settings.INGEST_MAX_FILE_BYTES = MIB
+    path = tmp_path / "pax.tar.gz"
+    # A pax header record declaring 8 MiB: tarfile reads such a record whole, unasked.
+    record = tarfile.TarInfo("././@PaxHeader")
+    record.type, record.size = tarfile.XHDTYPE, 8 * MIB
+    with gzip.open(path, "wb") as archive:
+        archive.write(record.tobuf(format=tarfile.USTAR_FORMAT) + bytes(8 * MIB + 1024))
+    with pytest.raises(CricsheetRejected) as refused:
+        next(iter_sources([path]))
+    assert refused.value.filename == "pax.tar.gz:././@PaxHeader"
+    assert f"a header record declares {8 * MIB}" in str(refused.value)
+    assert f"INGEST_MAX_FILE_BYTES = {MIB}" in str(refused.value)
+
+
 def test_an_archive_over_its_total_uncompressed_size_is_refused_before_it_is_inflated(
     tmp_path, settings
 ):
