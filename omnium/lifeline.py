@@ -10,8 +10,10 @@ called first thing in the worker, makes the parent's death reach it twice over:
   for systems without ``prctl`` and for a parent that died before the call.
 
 Either raises ``ParentGone`` in the worker's main thread, so the ``atomic`` block it is in
-rolls its transaction back as the exception leaves it; the caller closes its connections and
-must not wait on its queues (``cancel_join_thread``). A worker that has not ended a few
+rolls its transaction back as the exception leaves it; the caller closes its connections and,
+when ``os.getppid()`` shows the parent gone, must not wait on its queues
+(``cancel_join_thread``). A SIGTERM sent to the worker alone raises the same exception while
+the parent lives, and the caller tells the parent so. A worker that has not ended a few
 seconds later (stuck in a call that never returns) is ended by the watchdog outright.
 """
 
@@ -36,7 +38,9 @@ class ParentGone(BaseException):
 
 
 def _parent_died(signum, frame) -> None:
-    raise ParentGone(f"the parent process died (signal {signum})")
+    # SIGTERM also comes from whoever stops this worker alone (the parent, an operator):
+    # the caller tells the two apart by os.getppid().
+    raise ParentGone(f"stopped by signal {signum}: the parent process died or stopped it")
 
 
 def _death_signal(signum: int) -> bool:

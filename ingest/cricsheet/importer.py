@@ -50,7 +50,7 @@ from omnium.archives import (
     zip_names,
 )
 from omnium.db import analyze
-from omnium.lifeline import ParentGone, end_with_parent
+from omnium.lifeline import end_with_parent
 from sports.models import (
     EntityType,
     ExternalIdMap,
@@ -548,13 +548,13 @@ def _worker(inbox, outbox, options: dict, refresh: bool, parent: int) -> None:
             iter(inbox.get, None), progress=lambda result: outbox.put(("result", result))
         )
         outbox.put(("done", importer.retries))
-    except BaseException as exc:
-        if isinstance(exc, ParentGone) or os.getppid() != parent:
+    except BaseException:
+        if os.getppid() != parent:
             # Nobody reads either queue now: what is buffered for them would hold this
             # process at exit for ever.
             outbox.cancel_join_thread()
             inbox.cancel_join_thread()
-        else:
+        else:  # a failure, or a SIGTERM sent to this worker alone: the parent is told
             outbox.put(("failed", traceback.format_exc()))
     finally:
         connections.close_all()

@@ -81,9 +81,8 @@ def folder(tmp_path):
     return tmp_path
 
 
-def test_killing_the_parent_of_a_parallel_import_ends_its_workers_and_their_sessions(folder):
-    before = _sessions()
-    parent = subprocess.Popen(
+def _start(folder, **output) -> subprocess.Popen:
+    return subprocess.Popen(
         [sys.executable, "manage.py", "import_cricsheet", "--workers", "2", str(folder)],
         cwd=REPO_ROOT,
         env={
@@ -91,14 +90,21 @@ def test_killing_the_parent_of_a_parallel_import_ends_its_workers_and_their_sess
             "DJANGO_SETTINGS_MODULE": "omnium.settings_test",
             "DATABASE_URL": _database_url_for_test_db(),
         },
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output.get("stdout", subprocess.DEVNULL),
+        stderr=output.get("stderr", subprocess.DEVNULL),
     )
+
+
+def _links():
+    return ExternalIdMap.objects.filter(source_code="cricsheet", entity_type=EntityType.FIXTURE)
+
+
+def test_killing_the_parent_of_a_parallel_import_ends_its_workers_and_their_sessions(folder):
+    before = _sessions()
+    parent = _start(folder)
     workers: set[int] = set()
     try:
-        links = ExternalIdMap.objects.filter(
-            source_code="cricsheet", entity_type=EntityType.FIXTURE
-        )
+        links = _links()
         _wait("the first matches", lambda: links.count() >= KILL_AFTER, timeout=120)
         workers = _children(parent.pid)
         sessions = _sessions() - before
@@ -131,3 +137,21 @@ def test_killing_the_parent_of_a_parallel_import_ends_its_workers_and_their_sess
             for over in inning.get("overs", [])
         )
         assert counts.get(fixture_id, 0) == expected, match_id
+
+
+def test_workers_stopped_on_their_own_fail_the_import_rather_than_leave_it_waiting(folder):
+    parent = _start(folder, stderr=subprocess.PIPE)
+    workers: set[int] = set()
+    try:
+        _wait("the first matches", lambda: _links().count() >= KILL_AFTER, timeout=120)
+        workers = _children(parent.pid)
+        for pid in workers:
+            os.kill(pid, signal.SIGTERM)
+        _, stderr = parent.communicate(timeout=30)
+    finally:
+        for pid in {parent.pid, *workers}:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert parent.returncode != 0
+    assert b"import worker failed" in stderr
+    assert b"stopped by signal 15" in stderr
