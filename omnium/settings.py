@@ -196,9 +196,13 @@ INGEST_ARCHIVE_MAX_MEMBERS = env_int("INGEST_ARCHIVE_MAX_MEMBERS", 100_000, mini
 INGEST_ARCHIVE_MAX_TOTAL_BYTES = env_int(
     "INGEST_ARCHIVE_MAX_TOTAL_BYTES", 8 * 1024 * 1024 * 1024, minimum=1
 )
-# A staged batch (ingest/batches): its files, each file's size and all of them together.
+# One Cricsheet match file, refused unparsed above this (parsed JSON takes many times its
+# size in memory; the largest real match file is under 1 MB).
+CRICSHEET_MAX_FILE_BYTES = env_int("CRICSHEET_MAX_FILE_BYTES", 4 * 1024 * 1024, minimum=1)
+# A staged batch (ingest/batches): its files, each file's size (match files: parsed before
+# they are validated, so no larger than one may be) and all of them together.
 BATCH_MAX_FILES = env_int("BATCH_MAX_FILES", 500, minimum=1)
-BATCH_MAX_FILE_BYTES = env_int("BATCH_MAX_FILE_BYTES", 20 * 1024 * 1024, minimum=1)
+BATCH_MAX_FILE_BYTES = env_int("BATCH_MAX_FILE_BYTES", CRICSHEET_MAX_FILE_BYTES, minimum=1)
 BATCH_MAX_TOTAL_BYTES = env_int("BATCH_MAX_TOTAL_BYTES", 100 * 1024 * 1024, minimum=1)
 
 LANGUAGE_CODE = "en-gb"
