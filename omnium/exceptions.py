@@ -33,6 +33,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler
 
+from omnium.uploads import UploadTooLarge, upload_too_large
+
 # The ``code`` of a status when nothing more precise is known.
 STATUS_CODES = {
     400: "invalid",
@@ -142,7 +144,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=validation_error_detail(exc))
     elif isinstance(exc, RequestDataTooBig):
-        exc = PayloadTooLarge()
+        # An upload over its limit says which (omnium.uploads); Django's own says nothing.
+        exc = PayloadTooLarge(str(exc) if isinstance(exc, UploadTooLarge) else None)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(*(exc.args[:1] or ()))
     elif isinstance(exc, DjangoPermissionDenied):
@@ -167,10 +170,8 @@ class ApiErrorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path.startswith("/api/") and _body_too_large(request):
-            return JsonResponse(
-                error_body("payload_too_large", str(PayloadTooLarge.default_detail)), status=413
-            )
+        if request.path.startswith("/api/") and (refusal := _body_too_large(request)):
+            return JsonResponse(error_body("payload_too_large", refusal), status=413)
         response = self.get_response(request)
         if (
             response.status_code >= 400
@@ -181,18 +182,24 @@ class ApiErrorMiddleware:
         return response
 
 
-def _body_too_large(request) -> bool:
-    """A non-multipart body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``. Django checks the limit
-    only when ``request.body`` or ``POST`` is read, and DRF's parsers read the stream, so
-    without this a JSON body of any size would be parsed. Multipart uploads are bounded
-    per file by the upload handlers instead."""
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    if limit is None or request.content_type == "multipart/form-data":
-        return False
+def _body_too_large(request) -> str:
+    """Why the request's declared body is too large, or "". A non-multipart body over
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE``: Django checks that limit only when ``request.body`` or
+    ``POST`` is read, and DRF's parsers read the stream, so without this a JSON body of any
+    size would be parsed. A multipart body over ``UPLOAD_MAX_REQUEST_BYTES``, answered
+    before the view; the upload handler (omnium.uploads) counts what actually arrives."""
     try:
-        return int(request.META.get("CONTENT_LENGTH") or 0) > limit
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        return False
+        return ""
+    if request.content_type == "multipart/form-data":
+        return (
+            str(upload_too_large(declared)) if declared > settings.UPLOAD_MAX_REQUEST_BYTES else ""
+        )
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if limit is None or declared <= limit:
+        return ""
+    return f"{PayloadTooLarge.default_detail} (DATA_UPLOAD_MAX_MEMORY_SIZE = {limit})"
 
 
 def _json_error(original: HttpResponse) -> JsonResponse:

@@ -183,6 +183,30 @@ CLIENT_UPLOAD_MAX_BYTES = env_int("CLIENT_UPLOAD_MAX_BYTES", 20 * 1024 * 1024, m
 # memory; a request body that is not a file is refused above DATA_UPLOAD_MAX_MEMORY_SIZE.
 FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 256 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440, minimum=1)
+# A multipart request's whole body (all its files), refused above this as it streams in
+# (omnium/uploads.py), so no upload fills a worker's disk either.
+UPLOAD_MAX_REQUEST_BYTES = env_int("UPLOAD_MAX_REQUEST_BYTES", 128 * 1024 * 1024, minimum=1)
+FILE_UPLOAD_HANDLERS = [
+    "omnium.uploads.RequestSizeLimitUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+# Files and archives read for import (omnium/archives.py): one file or archive member,
+# uncompressed; the members of one archive; the uncompressed total of one archive. Each is
+# checked against what the archive declares and again while it is inflated.
+INGEST_MAX_FILE_BYTES = env_int("INGEST_MAX_FILE_BYTES", 32 * 1024 * 1024, minimum=1)
+INGEST_ARCHIVE_MAX_MEMBERS = env_int("INGEST_ARCHIVE_MAX_MEMBERS", 100_000, minimum=1)
+INGEST_ARCHIVE_MAX_TOTAL_BYTES = env_int(
+    "INGEST_ARCHIVE_MAX_TOTAL_BYTES", 8 * 1024 * 1024 * 1024, minimum=1
+)
+# One Cricsheet match file, refused unparsed above this (parsed JSON takes many times its
+# size in memory; the largest real match file is under 1 MB).
+CRICSHEET_MAX_FILE_BYTES = env_int("CRICSHEET_MAX_FILE_BYTES", 4 * 1024 * 1024, minimum=1)
+# A staged batch (ingest/batches): its files, each file's size (match files: parsed before
+# they are validated, so no larger than one may be) and all of them together.
+BATCH_MAX_FILES = env_int("BATCH_MAX_FILES", 500, minimum=1)
+BATCH_MAX_FILE_BYTES = env_int("BATCH_MAX_FILE_BYTES", CRICSHEET_MAX_FILE_BYTES, minimum=1)
+BATCH_MAX_TOTAL_BYTES = env_int("BATCH_MAX_TOTAL_BYTES", 100 * 1024 * 1024, minimum=1)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"

@@ -57,3 +57,23 @@ def test_a_broken_upload_lists_its_problems_and_writes_nothing(console):
     response = console.post("/admin/cricket/innings/upload/", {"files": [upload]}, follow=True)
     assert "extras.wides: must be 0 or more" in response.content.decode()
     assert Delivery.objects.count() == before
+
+
+def test_an_uploaded_file_over_the_file_limit_is_refused_naming_the_limit(console, settings):
+    settings.INGEST_MAX_FILE_BYTES = 100
+    raw = json.dumps(cricsheet_match(dates=["2024-07-01"])).encode()
+    upload = SimpleUploadedFile("900779.json", raw, "application/json")
+    response = console.post("/admin/cricket/innings/upload/", {"files": [upload]})
+    assert f"900779.json: {len(raw)} bytes; the limit is INGEST_MAX_FILE_BYTES = 100" in (
+        response.content.decode()
+    )
+    assert not ExternalIdMap.objects.filter(external_id="900779").exists()
+
+
+def test_an_upload_request_over_the_request_limit_is_refused_and_imports_nothing(console, settings):
+    settings.UPLOAD_MAX_REQUEST_BYTES = 1024
+    raw = json.dumps(cricsheet_match(dates=["2024-07-01"])).encode()
+    upload = SimpleUploadedFile("900780.json", raw, "application/json")
+    response = console.post("/admin/cricket/innings/upload/", {"files": [upload]})
+    assert response.status_code == 400
+    assert not ExternalIdMap.objects.filter(external_id="900780").exists()

@@ -5,8 +5,11 @@ from __future__ import annotations
 import base64
 import binascii
 
+from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from ingest.batches.limits import batch_limits_check
 from ingest.batches.models import (
     Batch,
     BatchItem,
@@ -14,7 +17,6 @@ from ingest.batches.models import (
     BatchReviewDecision,
     BatchStateTransition,
 )
-from ingest.batches.services import MAX_FILES
 from sports.models import Competition, Participant
 
 
@@ -49,7 +51,7 @@ class BatchSubmitSerializer(serializers.Serializer):
     competition = serializers.CharField(max_length=64, required=False, allow_blank=True)
     # many=True makes a ListSerializer, which takes the length bounds; the stubs type the
     # call as the item serializer's own constructor.
-    files = BatchFileSerializer(many=True, min_length=1, max_length=MAX_FILES)  # type: ignore[call-arg]
+    files = BatchFileSerializer(many=True, min_length=1, max_length=settings.BATCH_MAX_FILES)  # type: ignore[call-arg]
 
     def validate_competition(self, value):
         return _competition(value)
@@ -62,10 +64,28 @@ class BatchUploadSerializer(serializers.Serializer):
     """Multipart body: one or more ``files`` parts, in payload order."""
 
     competition = serializers.CharField(max_length=64, required=False, allow_blank=True)
-    files = serializers.ListField(child=serializers.FileField(), min_length=1, max_length=MAX_FILES)
+    files = serializers.ListField(
+        child=serializers.FileField(), min_length=1, max_length=settings.BATCH_MAX_FILES
+    )
 
     def validate_competition(self, value):
         return _competition(value)
+
+    def validate_files(self, value):
+        """The parts' sizes (they are on disk or in memory by now, counted by the upload
+        handlers) against the batch limits, before any is read into memory."""
+        limit = settings.BATCH_MAX_FILE_BYTES
+        for upload in value:
+            if upload.size > limit:
+                raise serializers.ValidationError(
+                    f"{upload.name}: {upload.size} bytes; "
+                    f"the limit is BATCH_MAX_FILE_BYTES = {limit}"
+                )
+        try:
+            batch_limits_check(count=len(value), total_bytes=sum(f.size for f in value))
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        return value
 
     def files_payload(self) -> list[tuple[str, bytes]]:
         return [(f.name, f.read()) for f in self.validated_data["files"]]

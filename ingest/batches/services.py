@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -31,6 +32,7 @@ from cricket.cricsheet_match import PathStep, competition_path
 from cricket.models import DismissalKind
 from cricket.services import SOURCE
 from cricket.source_revisions import SOURCE_REVISION, source_correction_diff
+from ingest.batches.limits import batch_files_collect
 from ingest.batches.models import (
     BATCH_TRANSITIONS,
     Batch,
@@ -80,9 +82,6 @@ from sports.models import (
 from sports.services.common import actor_label
 
 CRICKET = "cricket"
-MAX_FILES = 500
-MAX_FILE_BYTES = 20 * 1024 * 1024
-
 
 # Which state may follow which; anything else is a defect in the caller (and the database
 # refuses it: trigger batch_state_by_transition).
@@ -135,11 +134,9 @@ def batch_submit(
     key = (idempotency_key or "").strip()
     if not key or len(key) > 200:
         raise ValidationError("an idempotency key of 1 to 200 characters is required")
-    files = list(files)
+    files = batch_files_collect(files)
     if not files:
         raise ValidationError("a batch needs at least one file")
-    if len(files) > MAX_FILES:
-        raise ValidationError(f"a batch holds at most {MAX_FILES} files, not {len(files)}")
     sha = package_sha256(files)
     existing = Batch.objects.filter(submitter=submitter, idempotency_key=key).first()
     if existing is not None:
@@ -149,8 +146,11 @@ def batch_submit(
     for name, raw in files:
         if not name.lower().endswith(".json"):
             problems.append(f"{name}: not a .json match file")
-        if len(raw) > MAX_FILE_BYTES:
-            problems.append(f"{name}: {len(raw)} bytes, more than {MAX_FILE_BYTES}")
+        if len(raw) > settings.BATCH_MAX_FILE_BYTES:
+            problems.append(
+                f"{name}: {len(raw)} bytes; the limit is "
+                f"BATCH_MAX_FILE_BYTES = {settings.BATCH_MAX_FILE_BYTES}"
+            )
         match_id = match_id_of(name)
         if match_id in seen:
             problems.append(f"{name}: match {match_id} is also in {seen[match_id]}")

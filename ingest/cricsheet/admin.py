@@ -9,6 +9,7 @@ the innings admin is registered before it is replaced, whatever the autodiscover
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -20,8 +21,6 @@ from cricket.models import Innings
 from ingest.cricsheet.importer import import_bytes
 from omnium.auth import signed_in
 from omnium.console import request_actor
-
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -53,8 +52,12 @@ class UploadForm(forms.Form):
         for upload in uploads:
             if not upload.name.lower().endswith(".json"):
                 raise forms.ValidationError(f"{upload.name}: only .json match files.")
-            if upload.size > MAX_UPLOAD_BYTES:
-                raise forms.ValidationError(f"{upload.name}: larger than 20 MB.")
+            limit = settings.INGEST_MAX_FILE_BYTES
+            if upload.size > limit:
+                raise forms.ValidationError(
+                    f"{upload.name}: {upload.size} bytes; the limit is "
+                    f"INGEST_MAX_FILE_BYTES = {limit}."
+                )
         return uploads
 
 

@@ -21,11 +21,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import multiprocessing
-import tarfile
+import os
 import threading
 import time
 import traceback
-import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -42,7 +41,16 @@ from cricket.services import SOURCE
 from cricket.source_revisions import SOURCE_REVISION, match_revise
 from cricket.stats.refresh import statistics_refresh
 from ingest.cricsheet.validate import CricsheetRejected, Problem, load
+from omnium.archives import (
+    ArchiveRefused,
+    LimitExceeded,
+    read_file,
+    tar_members,
+    zip_members,
+    zip_names,
+)
 from omnium.db import analyze
+from omnium.lifeline import end_with_parent
 from sports.models import (
     EntityType,
     ExternalIdMap,
@@ -104,34 +112,49 @@ class ImportSummary:
 def iter_sources(paths: Iterable[str | Path]) -> Iterator[tuple[str, bytes]]:
     """(file name, bytes) of every match file under ``paths``: JSON files, directories
     (searched recursively, in name order), ``.zip`` and ``.tar.gz``/``.tgz`` archives
-    (read as a stream, never unpacked to disk). Non-JSON members (a README) are skipped."""
+    (read as a stream, never unpacked to disk). Non-JSON members (a README, an archive
+    inside the archive) are skipped unopened.
+
+    Every file and archive is read within the ``INGEST_*`` limits (``omnium.archives``): a
+    file or archive over one, or an archive that cannot be read, is ``CricsheetRejected``
+    naming the limit and the member, before or while it is inflated, never after."""
     for raw_path in paths:
         path = Path(raw_path)
         name = path.name.lower()
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and _readable(child.name):
-                    yield from iter_sources([child])
-        elif name.endswith(".zip"):
-            with zipfile.ZipFile(path) as archive:
-                for member in sorted(archive.namelist()):
-                    if member.lower().endswith(".json"):
-                        yield f"{path.name}:{member}", archive.read(member)
-        elif name.endswith((".tar.gz", ".tgz", ".tar")):
-            with tarfile.open(path, "r|*") as archive:
-                for entry in archive:
-                    if entry.isfile() and entry.name.lower().endswith(".json"):
-                        # A regular file's entry always has a reader.
-                        handle = archive.extractfile(entry)
-                        if handle is not None:
-                            yield f"{path.name}:{entry.name}", handle.read()
-        elif name.endswith(".json"):
-            yield str(path), path.read_bytes()
-        else:
+        try:
+            if path.is_dir():
+                for child in sorted(path.rglob("*")):
+                    if child.is_file() and _readable(child.name):
+                        yield from iter_sources([child])
+            elif name.endswith(".zip"):
+                for member, raw in zip_members(path, accept=_is_json):
+                    yield f"{path.name}:{member}", raw
+            elif name.endswith((".tar.gz", ".tgz", ".tar")):
+                for member, raw in tar_members(path, accept=_is_json):
+                    yield f"{path.name}:{member}", raw
+            elif name.endswith(".json"):
+                yield str(path), read_file(path)
+            else:
+                raise CricsheetRejected(
+                    str(path),
+                    [
+                        Problem(
+                            "(file)", "file-type", "is not a .json file, a directory or an archive"
+                        )
+                    ],
+                )
+        except LimitExceeded as exc:
             raise CricsheetRejected(
-                str(path),
-                [Problem("(file)", "file-type", "is not a .json file, a directory or an archive")],
-            )
+                exc.where, [Problem("(file)", "size-limit", exc.reason)]
+            ) from None
+        except ArchiveRefused as exc:
+            raise CricsheetRejected(
+                exc.where, [Problem("(file)", "unreadable", exc.reason)]
+            ) from None
+
+
+def _is_json(name: str) -> bool:
+    return name.lower().endswith(".json")
 
 
 def _readable(name: str) -> bool:
@@ -149,8 +172,10 @@ def count_sources(paths: Iterable[str | Path]) -> int | None:
                 return None
             total += len(inner)
         elif path.name.lower().endswith(".zip"):
-            with zipfile.ZipFile(path) as archive:
-                total += sum(1 for m in archive.namelist() if m.lower().endswith(".json"))
+            try:
+                total += sum(1 for m in zip_names(path) if _is_json(m))
+            except ArchiveRefused:  # the import itself names what is wrong
+                return None
         elif path.name.lower().endswith(".json"):
             total += 1
         else:
@@ -255,8 +280,11 @@ class Importer:
                     if progress:
                         progress(result)
                 self._refresh_statistics()
-        except CricsheetRejected as exc:  # a path that is not a match file at all
-            self.summary.add(MatchResult(exc.filename, Outcome.REJECTED, error=str(exc)))
+        except CricsheetRejected as exc:  # a path that is no match file, an archive refused
+            result = MatchResult(exc.filename, Outcome.REJECTED, error=str(exc))
+            self.summary.add(result)
+            if progress:
+                progress(result)
         finally:
             self.known = None
             _synchronous_commit(True)
@@ -292,7 +320,9 @@ class Importer:
         }
         processes = [
             context.Process(
-                target=_worker, args=(inbox, outbox, options, self.refresh), daemon=True
+                target=_worker,
+                args=(inbox, outbox, options, self.refresh, os.getpid()),
+                daemon=True,
             )
             for inbox in inboxes
         ]
@@ -343,7 +373,10 @@ class Importer:
                 inbox.cancel_join_thread()
                 inbox.close()
         for exc in unreadable:
-            self.summary.add(MatchResult(exc.filename, Outcome.REJECTED, error=str(exc)))
+            result = MatchResult(exc.filename, Outcome.REJECTED, error=str(exc))
+            self.summary.add(result)
+            if progress:
+                progress(result)
         if failures:
             raise RuntimeError("import worker failed:\n" + "\n".join(failures))
 
@@ -496,22 +529,33 @@ def _partition(match_id: str, workers: int) -> int:
     return zlib.crc32(match_id.encode()) % workers
 
 
-def _worker(inbox, outbox, options: dict, refresh: bool) -> None:
+def _worker(inbox, outbox, options: dict, refresh: bool, parent: int) -> None:
     """One import process of a parallel run: a shared-mode importer over the files its
-    inbox receives (until None), each result sent back as it is known."""
+    inbox receives (until None), each result sent back as it is known.
+
+    It ends with its parent (``omnium.lifeline``): killed, the parent can neither stop it
+    nor read what it sends, so the match being written rolls back, the connection closes
+    and the process exits without waiting to flush its queues."""
     # The fork copied the parent's connection objects, and with them any socket still open
     # (a connection the parent holds in a transaction is never really closed): a query here
     # would run inside the parent's session. Forget them without closing (closing would end
     # the parent's session too); this process connects afresh.
     connections._connections = Local(connections.thread_critical)  # type: ignore[attr-defined]
     try:
+        end_with_parent(parent)
         importer = Importer(**options, refresh=refresh, shared=True)
         importer.run_sources(
             iter(inbox.get, None), progress=lambda result: outbox.put(("result", result))
         )
         outbox.put(("done", importer.retries))
     except BaseException:
-        outbox.put(("failed", traceback.format_exc()))
+        if os.getppid() != parent:
+            # Nobody reads either queue now: what is buffered for them would hold this
+            # process at exit for ever.
+            outbox.cancel_join_thread()
+            inbox.cancel_join_thread()
+        else:  # a failure, or a SIGTERM sent to this worker alone: the parent is told
+            outbox.put(("failed", traceback.format_exc()))
     finally:
         connections.close_all()
 

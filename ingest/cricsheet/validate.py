@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeGuard
 
+from django.conf import settings
+
 DATA_VERSIONS = ("1.0.0", "1.1.0", "1.2.0")
 MATCH_TYPES = ("T20", "IT20", "ODI", "ODM", "Test", "MDM")
 EXTRAS = ("wides", "noballs", "byes", "legbyes", "penalty")
@@ -515,7 +517,23 @@ def _check_delivery(
 
 
 def load(raw: bytes, *, filename: str, match_id: str) -> dict:
-    """Parse and validate one file; raise ``CricsheetRejected`` naming every problem."""
+    """Parse and validate one file; raise ``CricsheetRejected`` naming every problem.
+
+    A file over ``CRICSHEET_MAX_FILE_BYTES`` is refused unparsed: JSON made of small objects
+    takes some 25 times its size in memory once parsed (the largest real match file is
+    under 1 MB)."""
+    limit = settings.CRICSHEET_MAX_FILE_BYTES
+    if len(raw) > limit:
+        raise CricsheetRejected(
+            filename,
+            [
+                Problem(
+                    "(file)",
+                    "size-limit",
+                    f"{len(raw)} bytes; the limit is CRICSHEET_MAX_FILE_BYTES = {limit}",
+                )
+            ],
+        )
     try:
         document = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

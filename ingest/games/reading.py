@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import gzip
 import io
 import re
 from collections import Counter, defaultdict
@@ -21,6 +20,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils.text import slugify
 
+from omnium.archives import ArchiveRefused, LimitExceeded, gunzip, read_file
 from sports.models import FixtureStatus, ResultStatus
 
 SOURCE = "olympics"
@@ -181,9 +181,16 @@ class _Reader:
     def rows(self, name: str, raw: bytes, required: Iterable[str]) -> Iterable[tuple[str, dict]]:
         """(place, row) for each data row; a missing column is one problem for the file."""
         try:
-            text = (gzip.decompress(raw) if name.endswith(".gz") else raw).decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.fail(name, f"cannot be read as UTF-8 CSV{' (gzip)' * name.endswith('.gz')}: {exc}")
+            # Inflated in bounded chunks: a small .gz can hold gigabytes (INGEST_MAX_FILE_BYTES).
+            text = (gunzip(raw, where=name) if name.endswith(".gz") else raw).decode("utf-8-sig")
+        except LimitExceeded as exc:
+            self.fail(name, exc.reason)
+            return
+        except (ArchiveRefused, UnicodeDecodeError) as exc:
+            reason = exc.reason if isinstance(exc, ArchiveRefused) else exc
+            self.fail(
+                name, f"cannot be read as UTF-8 CSV{' (gzip)' * name.endswith('.gz')}: {reason}"
+            )
             return
         reader = csv.DictReader(io.StringIO(text))
         missing = [c for c in required if c not in (reader.fieldnames or [])]
@@ -262,9 +269,15 @@ def games_read(directory: Path) -> GamesData:
     result_paths = sorted(results_dir.glob("*.csv*")) if results_dir.is_dir() else []
     if not any(paths.values()) and not result_paths:
         raise GamesInputError([f"{directory}: holds none of the Games files (medals.csv, ...)"])
+    too_big = []
     for path in [p for p in paths.values() if p] + result_paths:
         name = str(path.relative_to(directory))
-        data.files[name] = path.read_bytes()
+        try:
+            data.files[name] = read_file(path)
+        except LimitExceeded as exc:
+            too_big.append(f"{name}: {exc.reason}")
+    if too_big:
+        raise GamesInputError(too_big)
 
     def read(stem: str, required: tuple[str, ...]):
         path = paths[stem]

@@ -199,6 +199,15 @@ def test_truncated_json_is_refused_as_not_json():
         load(raw, filename="truncated.json", match_id="900001")
 
 
+def test_a_match_file_over_the_size_limit_is_refused_unparsed_naming_the_limit(settings):
+    raw = json.dumps(cricsheet_match()).encode()
+    settings.CRICSHEET_MAX_FILE_BYTES = len(raw) - 1
+    with pytest.raises(CricsheetRejected) as caught:
+        load(raw, filename="900001.json", match_id="900001")
+    assert [p.rule for p in caught.value.problems] == ["size-limit"]
+    assert f"the limit is CRICSHEET_MAX_FILE_BYTES = {len(raw) - 1}" in str(caught.value)
+
+
 def test_a_file_name_that_is_not_a_match_id_is_refused():
     problems = validate(cricsheet_match(), match_id="../etc/passwd")
     assert [p.rule for p in problems] == ["match-id"]

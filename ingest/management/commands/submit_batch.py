@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.access import competition_by_code
 from ingest.batches import services
+from ingest.batches.limits import batch_files_collect
 from ingest.cricsheet.importer import iter_sources
 from ingest.cricsheet.validate import CricsheetRejected
 from omnium import exitcodes
@@ -43,9 +44,14 @@ class Command(BaseCommand):
             except ValidationError as exc:
                 raise CommandError(f"--competition {_message(exc)}") from None
         try:
-            files = [(name.rsplit("/", 1)[-1], raw) for name, raw in iter_sources(paths)]
+            # Refused as soon as the files pass a batch limit: an archive is never held whole.
+            files = batch_files_collect(
+                (name.rsplit("/", 1)[-1], raw) for name, raw in iter_sources(paths)
+            )
         except CricsheetRejected as exc:
             raise exitcodes.refused(str(exc)) from None
+        except ValidationError as exc:
+            raise exitcodes.refused(_message(exc)) from None
         try:
             batch, created = services.batch_submit(
                 submitter=user,
