@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from omnium import embedded
 from omnium.dbroles import admin_url, database_ensure, role_urls, roles_ensure, url_user
 
 DEFAULT_DATABASE_URL = "postgres://omnium_app@127.0.0.1:5432/omnium"
@@ -138,8 +139,6 @@ def main(argv: list[str]) -> None:
     postgres = ensure_service("PostgreSQL", database_url, 5432, _start_postgres, fallback=fallback)
     redis = ensure_service("Redis", redis_url, 6379, _start_redis, fallback=fallback)
     if fallback:
-        from omnium import embedded
-
         if postgres and redis:
             embedded.forget()
         else:
