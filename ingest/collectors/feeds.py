@@ -15,9 +15,10 @@ import io
 import json
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -105,23 +106,36 @@ class RowProblem(Exception):
         super().__init__(message)
 
 
-_PRICE = re.compile(r"^(?P<num>\d{1,9}(?:[.,]\d{1,4})?)$")
+_PRICE = re.compile(r"^(?P<num>[0-9]{1,10}(?:[.,][0-9]{1,4})?)$")
+CENT = Decimal("0.01")
+PRICE_RULES = ("no_price", "bad_price", "non_ascii_digits", "price_too_precise")
+
+
+def _other_numeral(text: str) -> bool:
+    return any(not c.isascii() and unicodedata.numeric(c, None) is not None for c in text)
 
 
 def parse_price(text: str | None, *, column: str) -> Decimal:
-    """A shelf price as a positive Decimal, or a RowProblem saying what was wrong."""
+    """A shelf price as a positive Decimal of at most two decimals written in ASCII digits,
+    or a RowProblem whose reason is one of ``PRICE_RULES``. Never raises anything else."""
     if text is None or not str(text).strip():
         raise RowProblem("no_price", f"column {column!r} is empty")
     cleaned = str(text).strip().replace("\u00a0", "").replace(" ", "")
+    if _other_numeral(cleaned):
+        raise RowProblem(
+            "non_ascii_digits", f"column {column!r}: {text!r} is not written in ASCII digits"
+        )
     match = _PRICE.match(cleaned)
     if not match:
         raise RowProblem("bad_price", f"column {column!r}: {text!r} is not a price")
-    try:
-        value = Decimal(match["num"].replace(",", "."))
-    except InvalidOperation as exc:  # pragma: no cover - the pattern already ensures digits
-        raise RowProblem("bad_price", f"column {column!r}: {text!r} is not a price") from exc
+    value = Decimal(match["num"].replace(",", "."))
     if value <= 0:
         raise RowProblem("bad_price", f"column {column!r}: {text!r} is not above zero")
+    if value != value.quantize(CENT):
+        # A price is kept to the cent: 999999999.9999 would be stored as 1000000000.00.
+        raise RowProblem(
+            "price_too_precise", f"column {column!r}: {text!r} has more than two decimals"
+        )
     return value
 
 

@@ -6,6 +6,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
@@ -22,6 +23,8 @@ from catalogue.collection_records import (
     RunStatus,
     Source,
 )
+from catalogue.identity.keys import listed_quantity
+from catalogue.identity.quantity import quantity_refusal
 from catalogue.models import Location, ObservationSourceKind
 from ingest.collectors.adapters import adapter_for, resolve_path
 from ingest.collectors.builtin import BUILTIN_SOURCES
@@ -130,6 +133,26 @@ def _reject(run: CollectionRun, tally: _Tally, rejection: Rejection, stage: str)
     tally.skips[rejection.reason] += 1
     if rejection.reason == "no_price":
         tally.skipped_no_price += 1
+
+
+def _row_refusal(row: FeedRow, *, now: datetime) -> tuple[str, str] | None:
+    """(rule, sentence) for a row no listing or price may be made of: a time more than the
+    allowed skew in the future, a price or was-price above its currency's ceiling, or a
+    quantity no purchase has (negative, zero, an exponent, beyond the bounds of its unit).
+    """
+    if row.observed_at is not None:
+        refused = catalogue_services.time_refusal(row.observed_at, now=now)
+        if refused is not None:
+            return refused
+    for price in (row.price, row.was_price):
+        if price is not None:
+            refused = catalogue_services.price_refusal(price, row.currency)
+            if refused is not None:
+                return refused
+    refused = quantity_refusal(listed_quantity(row.listed), vertical=row.vertical)
+    if refused is not None:
+        return refused[0], f"quantity: {refused[1]}"
+    return None
 
 
 def _locations_for(source: Source) -> Callable[[str], Location | None]:
@@ -389,6 +412,20 @@ def _load(
         tally.rows_read += 1
         if isinstance(item, Rejection):
             _reject(run, tally, item, RejectionStage.COLLECT)
+        elif (refused := _row_refusal(item, now=run.started_at)) is not None:
+            _reject(
+                run,
+                tally,
+                Rejection(
+                    row_number=item.row_number,
+                    reason=refused[0],
+                    message=refused[1],
+                    payload=item.payload,
+                    source_sku=item.source_sku,
+                    url=item.url,
+                ),
+                RejectionStage.COLLECT,
+            )
         elif (location := locations(item.location_code)) is None:
             _reject(
                 run,
