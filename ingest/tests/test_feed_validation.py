@@ -203,6 +203,21 @@ def test_replaying_a_feed_keeps_a_raw_record_for_a_row_that_changed(tmp_path, cs
     assert Listing.objects.get(source_sku="S3").listed_record == kept.get()
 
 
+def test_replaying_two_rows_a_shop_lists_under_one_sku_keeps_no_new_raw_record(
+    tmp_path, csv_source
+):
+    later = SEEN.replace("09:00", "10:00")
+    rows = (
+        f"S1,Sauvage EDT Men 100 ml,Dior,90.00,GBP,{SEEN}\n"
+        f"S1,Sauvage EDT Men 100 ml,Dior,95.00,GBP,{later}\n"
+    )
+    path = write(tmp_path, HEADER + rows.encode(), "twice.csv")
+    source_collect(source=csv_source, path=path)
+    second = source_collect(source=csv_source, path=path).run
+    assert RawRecord.objects.filter(run=second).count() == 0
+    assert Listing.objects.get().listed_record.payload["price"] == "95.00"
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_collect_command_exits_non_zero_for_a_rejected_file(tmp_path, csv_source):
     path = write(tmp_path, HEADER + good_rows(2) + b"S3,\xff\n", "bad.csv")
