@@ -443,3 +443,36 @@ LOGGING = {
 
 # A shop's latest price older than this many days is shown as stale on the catalogue pages.
 CATALOGUE_STALE_PRICE_DAYS = env_int("CATALOGUE_STALE_PRICE_DAYS", 90, minimum=1)
+# A collected observation dated more than this many seconds after its run started is
+# refused (observed_in_future): prices are append-only, so a wrong future time would stay
+# the latest price for good. Default: one day (time zones, a shop's clock).
+COLLECT_FUTURE_SKEW_SECONDS = env_int("COLLECT_FUTURE_SKEW_SECONDS", 86_400, minimum=0)
+# The most one purchase may cost, in the currency's own units (about a million dollars;
+# "*" for any currency not listed, and never beyond what a price column holds): a price
+# above it is refused (price_above_ceiling).
+PRICE_CEILINGS = {
+    "*": 1_000_000,
+    "CNY": 7_500_000,
+    "CZK": 25_000_000,
+    "DKK": 7_000_000,
+    "EGP": 50_000_000,
+    "HKD": 8_000_000,
+    "HUF": 400_000_000,
+    "IDR": 9_999_999_999,
+    "INR": 90_000_000,
+    "ISK": 140_000_000,
+    "JPY": 160_000_000,
+    "KRW": 1_500_000_000,
+    "KZT": 500_000_000,
+    "MXN": 20_000_000,
+    "NOK": 11_000_000,
+    "PHP": 60_000_000,
+    "PKR": 280_000_000,
+    "RSD": 110_000_000,
+    "RUB": 100_000_000,
+    "SEK": 11_000_000,
+    "THB": 35_000_000,
+    "TRY": 40_000_000,
+    "TWD": 32_000_000,
+    "VND": 9_999_999_999,
+}

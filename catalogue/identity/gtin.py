@@ -15,6 +15,9 @@ class GtinStatus(StrEnum):
     BAD_LENGTH = "bad_length"
     BAD_CHECK_DIGIT = "bad_check_digit"
     RESTRICTED = "restricted"
+    # A code that passes the check digit but names no trade item: all one digit, fewer
+    # than 8 significant digits, or a known dummy range. Kept as listed, never a key.
+    PLACEHOLDER = "placeholder"
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ _SEPARATORS = re.compile(r"[\s\-]")
 
 def check_digit_ok(digits: str) -> bool:
     """The GS1 mod-10 check, the same for GTIN-8/12/13/14 (weights 3,1 from the right)."""
-    if not digits.isdigit() or len(digits) < 2:
+    if not (digits.isascii() and digits.isdigit()) or len(digits) < 2:
         return False
     body, check = digits[:-1], int(digits[-1])
     total = sum(int(d) * (3 if i % 2 == 0 else 1) for i, d in enumerate(reversed(body)))
@@ -56,11 +59,32 @@ def _restricted(gtin13: str) -> bool:
     return gtin13.startswith(("02", "04", "2"))
 
 
+# GS1 prefix 952 is issued for demonstrations and examples; 980 are refund receipts and
+# 981-984 and 99 coupons: none of them is a product on a shelf.
+_DUMMY_PREFIXES = ("952", "98", "99")
+_SEQUENCES = ("0123456789" * 2, "1234567890" * 2, "9876543210" * 2)
+
+
+def placeholder(digits: str) -> bool:
+    """A code that passes its check but is a placeholder (``0000000000000``, a counting
+    sequence, a demonstration or coupon prefix, fewer than 8 significant digits)."""
+    body = digits[:-1]
+    if len(set(digits)) == 1 or len(set(body)) == 1:
+        return True
+    if len(digits.lstrip("0")) < 8:
+        return True
+    significant = body.lstrip("0")
+    if any(significant in sequence for sequence in _SEQUENCES):
+        return True
+    return canonical_form(digits).startswith(_DUMMY_PREFIXES)
+
+
 def read_gtin(raw: str | None) -> GtinReading:
     text = "" if raw is None else _SEPARATORS.sub("", str(raw))
     if raw is None or not text:
         return GtinReading(raw=raw or "", status=GtinStatus.EMPTY)
-    if not text.isdigit():
+    # ASCII digits only: other numerals (Arabic-Indic, Devanagari...) print no barcode.
+    if not (text.isascii() and text.isdigit()):
         return GtinReading(raw=raw, status=GtinStatus.NOT_DIGITS)
     status = GtinStatus.VALID
     # A code stored through a float gains a trailing 0 ("...361.0" -> "...3610"): 14 digits
@@ -72,6 +96,8 @@ def read_gtin(raw: str | None) -> GtinReading:
         return GtinReading(raw=raw, status=GtinStatus.BAD_LENGTH)
     if not check_digit_ok(text):
         return GtinReading(raw=raw, status=GtinStatus.BAD_CHECK_DIGIT)
+    if placeholder(text):
+        return GtinReading(raw=raw, status=GtinStatus.PLACEHOLDER)
     if len(text) == 8:
         # EAN-8 prefixes 0 and 2 are velocity / in-store codes.
         if text[0] in "02":

@@ -97,6 +97,20 @@ def _abv(text: str | None) -> Decimal | None:
     return value if 0 <= value <= 100 else None
 
 
+def listed_quantity(listed: Listed) -> Quantity:
+    """The quantity a listing states: its quantity column, else its name (a tester or
+    sample in the name marks the column's reading). Its ``rule`` is set when the amount is
+    one no purchase can have."""
+    quantity = parse_quantity(listed.quantity_text, dedicated=True)
+    if quantity.state == "none" or (quantity.state == "unparsed" and not listed.quantity_text):
+        return parse_quantity(listed.name)
+    if listed.quantity_text:
+        named = parse_quantity(listed.name)
+        if quantity.state == "stated" and (named.tester or named.sample):
+            return Quantity(**{**quantity.__dict__, "tester": named.tester, "sample": named.sample})
+    return quantity
+
+
 def derive(
     listed: Listed,
     *,
@@ -116,16 +130,7 @@ def derive(
         house = houses.get(fold) or House(slug=fold, spellings=(listed.brand or "",))
     spellings: Sequence[str | None] = (*(house.spellings if house else ()), listed.brand)
 
-    quantity = parse_quantity(listed.quantity_text, dedicated=True)
-    if quantity.state == "none" or (quantity.state == "unparsed" and not listed.quantity_text):
-        quantity = parse_quantity(listed.name)
-    elif listed.quantity_text:
-        named = parse_quantity(listed.name)
-        if quantity.state == "stated" and (named.tester or named.sample):
-            quantity = Quantity(
-                **{**quantity.__dict__, "tester": named.tester, "sample": named.sample}
-            )
-
+    quantity = listed_quantity(listed)
     gtin = read_gtin(listed.gtin)
     if not listed.gtin:
         embedded = gtin_in_text(listed.name)
@@ -150,6 +155,9 @@ def derive(
         attributes["promo_extra"] = str(quantity.promo_extra)
     if gtin.status == "float_artifact":
         attributes["gtin_float_artifact"] = gtin.raw
+    if gtin.status == "placeholder":
+        # Kept as listed (the listing's listed_gtin) and flagged; it keys and joins nothing.
+        attributes["gtin_placeholder"] = gtin.raw
 
     return Standard(
         vertical=vertical,

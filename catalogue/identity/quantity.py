@@ -66,6 +66,9 @@ class Quantity:
     tester: bool = False
     sample: bool = False
     problem: str = ""
+    # Set when the text states an amount no purchase can have (negative, zero, written as
+    # a float exponent, beyond ``MAX_PER_UNIT``): the row is refused with this rule.
+    rule: str = ""
 
     def key(self) -> str:
         if self.value is None or self.unit is None:
@@ -120,17 +123,21 @@ def ounces_to_ml(ounces: Decimal) -> Decimal:
     return snap_ml(ounces * ML_PER_US_FL_OZ)
 
 
-_NUM = r"(?:\d+(?:\.\d+)?|\.\d+)"
+_NUM = r"(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
 _UNIT = r"(?:fl\.?\s*oz|oz|ml|mls|cl|litres?|liters?|ltr|lt|l|kg|gr|g|pcs|pc)"
-_AMOUNT = re.compile(rf"(?<![\d.])(?P<num>{_NUM})\s*(?P<unit>{_UNIT})\.?(?![a-z])")
-_PACK_BEFORE = re.compile(rf"(?<![\d.])(?P<count>\d+)\s*[x\u00d7*]\s*(?={_NUM}\s*{_UNIT}(?![a-z]))")
-_PACK_AFTER = re.compile(rf"{_UNIT}\.?\s*[x\u00d7*]\s*(?P<count>\d+)(?![\d.]|\s*{_NUM}?\s*{_UNIT})")
+_AMOUNT = re.compile(rf"(?<![0-9.])(?P<num>{_NUM})\s*(?P<unit>{_UNIT})\.?(?![a-z])")
+_PACK_BEFORE = re.compile(
+    rf"(?<![0-9.])(?P<count>[0-9]+)\s*[x\u00d7*]\s*(?={_NUM}\s*{_UNIT}(?![a-z]))"
+)
+_PACK_AFTER = re.compile(
+    rf"{_UNIT}\.?\s*[x\u00d7*]\s*(?P<count>[0-9]+)(?![0-9.]|\s*{_NUM}?\s*{_UNIT})"
+)
 _PROMO = re.compile(
     rf"(?P<base>{_NUM})\s*(?P<unit>ml|g)\s*\+\s*(?P<extra>{_NUM})\s*(?:ml|g)?\s*"
     r"(?:gratis|free|bonus|extra|besplatno)"
 )
-_SET_OF = re.compile(r"\bset\s+of\s+(?P<count>\d+)\b")
-_PIECES_SLASH = re.compile(r"(?<![\d.])(?P<count>\d+)\s*/\s*pcs?\b")
+_SET_OF = re.compile(r"\bset\s+of\s+(?P<count>[0-9]+)\b")
+_PIECES_SLASH = re.compile(r"(?<![0-9.])(?P<count>[0-9]+)\s*/\s*pcs?\b")
 _TESTER = re.compile(r"\btester\b")
 _SAMPLE = re.compile(r"\b(samples?|sampler|vials?)\b")
 _REFILL = re.compile(r"\brefill\b")
@@ -143,7 +150,7 @@ _LITRES = {"l", "lt", "ltr", "litre", "litres", "liter", "liters"}
 def _normalise(text: str) -> str:
     text = fold(text)
     # Decimal commas ("0,7 l") become points; thousands separators are not used for sizes.
-    return re.sub(r"(?<=\d),(?=\d)", ".", text)
+    return re.sub(r"(?<=[0-9]),(?=[0-9])", ".", text)
 
 
 def _canonical(num: Decimal, unit: str) -> tuple[Decimal, Unit, str]:
@@ -162,6 +169,68 @@ def _canonical(num: Decimal, unit: str) -> tuple[Decimal, Unit, str]:
     return num, Unit.PCS, "count"
 
 
+# The most any one purchase holds, per canonical unit (a 50 l keg, a 100 kg sack, ten
+# thousand pieces): an amount beyond it is no size at all.
+MAX_PER_UNIT = {Unit.ML: Decimal(100_000), Unit.G: Decimal(100_000), Unit.PCS: Decimal(10_000)}
+# Tighter bounds where a vertical's purchases are small: a 50 l perfume is a typo. A
+# vertical or unit not named here is bounded by MAX_PER_UNIT alone.
+VERTICAL_MAX = {
+    "fragrance": {Unit.ML: Decimal(5_000), Unit.G: Decimal(5_000)},
+    "beauty": {Unit.ML: Decimal(10_000), Unit.G: Decimal(10_000)},
+}
+# Digits an amount or count may have before it is no size at all (and before arithmetic
+# on it could overflow).
+_MAX_DIGITS = 7
+
+
+class QuantityRule(StrEnum):
+    NEGATIVE = "quantity_negative"
+    NOT_POSITIVE = "quantity_not_positive"
+    NOT_A_NUMBER = "quantity_not_a_number"
+    OUT_OF_BOUNDS = "quantity_out_of_bounds"
+
+
+def _refused(rule: QuantityRule, problem: str, flags: _Flags) -> Quantity:
+    return Quantity(state=State.UNPARSED, problem=problem, rule=rule, **flags)
+
+
+def _amount_rule(t: str, m: re.Match[str], *, dedicated: bool) -> tuple[QuantityRule, str] | None:
+    """What is wrong with one amount as written, if anything. A minus sign counts only in
+    a quantity column: in a name a dash separates words ("... for Men -100ml")."""
+    start, written = m.start(), m.group(0).strip()
+    before = t[start - 1] if start else ""
+    if dedicated and before == "-" and (start < 2 or not t[start - 2].isalnum()):
+        return QuantityRule.NEGATIVE, f"a negative amount: -{written}"
+    if before == "e" and start >= 2 and t[start - 2] in "0123456789.":
+        return QuantityRule.NOT_A_NUMBER, f"an amount written as an exponent: ...e{written}"
+    if len(m["num"].split(".")[0]) > _MAX_DIGITS:
+        return QuantityRule.OUT_OF_BOUNDS, f"an amount beyond any size: {written[:40]}"
+    if Decimal(m["num"]) <= 0:
+        return QuantityRule.NOT_POSITIVE, f"an amount of zero: {written}"
+    return None
+
+
+def quantity_refusal(quantity: Quantity, *, vertical: str) -> tuple[str, str] | None:
+    """(rule, sentence) when ``quantity`` is one no purchase of ``vertical`` has: the
+    parser's own rule, or an amount beyond the vertical's bound for its unit."""
+    if quantity.rule:
+        return quantity.rule, quantity.problem
+    if quantity.value is None or quantity.unit is None:
+        return None
+    ceiling = VERTICAL_MAX.get(vertical, {}).get(quantity.unit)
+    if ceiling is not None and quantity.value > ceiling:
+        return (
+            QuantityRule.OUT_OF_BOUNDS,
+            f"{_fmt(quantity.value)} {quantity.unit} is beyond any {vertical} purchase "
+            f"(at most {_fmt(ceiling)} {quantity.unit})",
+        )
+    return None
+
+
+def _too_long(*counts: str | None) -> bool:
+    return any(count is not None and len(count) > _MAX_DIGITS for count in counts)
+
+
 class _Flags(TypedDict):
     """The markers every reading carries, whatever else it found."""
 
@@ -174,8 +243,26 @@ def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
 
     ``dedicated`` means the text is a quantity field (a bottle-size column) rather than a
     product name: there, failing to read anything is ``unparsed``; in a name it is ``none``.
-    Conflicting amounts are ``unparsed``: a size is never guessed.
+    Conflicting amounts are ``unparsed``: a size is never guessed. An amount no purchase
+    can have (negative, zero, an exponent, beyond ``MAX_PER_UNIT``) is ``unparsed`` with
+    its ``rule``. Any text gives a Quantity: this never raises.
     """
+    quantity = _parse(text, dedicated=dedicated)
+    if quantity.value is not None and quantity.unit is not None:
+        ceiling = MAX_PER_UNIT[quantity.unit]
+        if quantity.value > ceiling:
+            return Quantity(
+                state=State.UNPARSED,
+                problem=f"{_fmt(quantity.value)} {quantity.unit} is beyond any size "
+                f"(at most {_fmt(ceiling)} {quantity.unit})",
+                rule=QuantityRule.OUT_OF_BOUNDS,
+                tester=quantity.tester,
+                sample=quantity.sample,
+            )
+    return quantity
+
+
+def _parse(text: str | None, *, dedicated: bool) -> Quantity:
     if not text or not text.strip():
         return Quantity(state=State.NONE)
     t = _normalise(text)
@@ -186,6 +273,8 @@ def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
     refill = bool(_REFILL.search(t))
 
     promo = _PROMO.search(t)
+    if promo and _too_long(promo["base"].split(".")[0], promo["extra"].split(".")[0]):
+        return _refused(QuantityRule.OUT_OF_BOUNDS, "an amount beyond any size", flags)
     if promo:
         base, extra = Decimal(promo["base"]), Decimal(promo["extra"])
         unit = Unit.ML if promo["unit"] == "ml" else Unit.G
@@ -195,20 +284,27 @@ def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
 
     amounts = []
     for m in _AMOUNT.finditer(t):
-        num = Decimal(m["num"])
-        if num <= 0:
-            continue
-        value, unit, family = _canonical(num, m["unit"])
+        wrong = _amount_rule(t, m, dedicated=dedicated)
+        if wrong is not None:
+            return _refused(*wrong, flags)
+        value, unit, family = _canonical(Decimal(m["num"]), m["unit"])
         amounts.append((value, unit, family, m))
 
     pieces = _PIECES_SLASH.search(t)
+    set_of = _SET_OF.search(t)
+    counts_written = (
+        pieces["count"] if pieces else None,
+        set_of["count"] if set_of else None,
+        *(m["count"] for m in (_PACK_BEFORE.search(t), _PACK_AFTER.search(t)) if m),
+    )
+    if _too_long(*counts_written):
+        return _refused(QuantityRule.OUT_OF_BOUNDS, "a count beyond any pack", flags)
     if pieces:
         amounts.append((Decimal(pieces["count"]), Unit.PCS, "count", pieces))
 
     volumes = [a for a in amounts if a[2] == "metric"] or [a for a in amounts if a[2] == "ounce"]
     weights = [a for a in amounts if a[2] == "weight"]
     counts = [a for a in amounts if a[2] == "count"]
-    set_of = _SET_OF.search(t)
 
     if not amounts and not set_of:
         if dedicated:

@@ -65,6 +65,8 @@ from catalogue.services.prices import (
     fx_rate_record,
     fx_rate_set,
     price_observation_record,
+    price_refusal,
+    time_refusal,
 )
 from catalogue.services.rederive import (
     RederiveReport,
@@ -115,6 +117,7 @@ __all__ = [
     "override_set",
     "price_observation_record",
     "price_observations_fill_usd",
+    "price_refusal",
     "product_follow_merges",
     "product_merge",
     "product_unmerge",
@@ -122,5 +125,6 @@ __all__ = [
     "products_rederive",
     "retailer_ensure",
     "standard_for",
+    "time_refusal",
     "variation_alias_set",
 ]

@@ -7,8 +7,10 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.services import audit_record
 from catalogue.fx_sources import ECB_SOURCE, PEGS, ecb_currencies
@@ -122,6 +124,31 @@ class ObservedPrice:
     run_id: int | None = None
 
 
+def price_refusal(price: Decimal, currency: str) -> tuple[str, str] | None:
+    """(rule, sentence) when no purchase costs ``price`` in ``currency``: above that
+    currency's ceiling (``settings.PRICE_CEILINGS``); None for a price that can be kept."""
+    ceilings = settings.PRICE_CEILINGS
+    ceiling = Decimal(ceilings.get(currency, ceilings["*"]))
+    if price > ceiling:
+        return (
+            "price_above_ceiling",
+            f"{price} {currency} is above the most a purchase costs ({ceiling} {currency})",
+        )
+    return None
+
+
+def time_refusal(observed_at: datetime, *, now: datetime) -> tuple[str, str] | None:
+    """(rule, sentence) when ``observed_at`` is later than ``now`` by more than the skew
+    allowed (``settings.COLLECT_FUTURE_SKEW_SECONDS``): it would stay the latest price."""
+    skew = timedelta(seconds=settings.COLLECT_FUTURE_SKEW_SECONDS)
+    if observed_at > now + skew:
+        return (
+            "observed_in_future",
+            f"observed at {observed_at.isoformat()}, more than {skew} after {now.isoformat()}",
+        )
+    return None
+
+
 def _append_observation(
     listing: Listing, observed: ObservedPrice, fx: FxBook | None
 ) -> PriceObservation | None:
@@ -130,6 +157,12 @@ def _append_observation(
         raise ValidationError(
             {"price": f"A price must be a positive amount, not {observed.price!r}."}
         )
+    refused = price_refusal(observed.price, observed.currency)
+    if refused is not None:
+        raise ValidationError({"price": refused[1]}, code=refused[0])
+    refused = time_refusal(observed.observed_at, now=timezone.now())
+    if refused is not None:
+        raise ValidationError({"observed_at": refused[1]}, code=refused[0])
     if PriceObservation.objects.filter(listing=listing, observed_at=observed.observed_at).exists():
         return None
     quote = (fx or FxBook()).convert(observed.currency, observed.observed_at)

@@ -214,6 +214,20 @@ def _raw_record_keep(listing: Listing, raw: RawFragment) -> int:
     return record.pk
 
 
+def _raw_record_for(listing: Listing, raw: RawFragment) -> int:
+    """The listing's raw record holding exactly this fragment, kept once: a replayed row
+    (or one of two rows a shop lists under one SKU) points at the record already kept."""
+    kept = (
+        RawRecord.objects.filter(
+            listing_id=listing.pk, parser_version=raw.parser_version, payload=raw.payload
+        )
+        .order_by("-created_at")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return kept if kept is not None else _raw_record_keep(listing, raw)
+
+
 @transaction.atomic
 def listing_record_sighting(
     *,
@@ -230,7 +244,9 @@ def listing_record_sighting(
     Resolution order: the listing's pin, the listing's current product (following merges),
     then for a new listing the GTIN, the match key (house and variation through aliases,
     vetoes applied) and finally a new product. Holds a row lock on an existing listing.
-    ``raw``, when given, is kept as a RawRecord of the listing and becomes its listed record.
+    ``raw``, when given, is kept as a RawRecord of the listing and becomes its listed record,
+    unless one of the listing's raw records already holds the same fragment (then that one
+    becomes its listed record again and nothing new is kept).
     """
     book = book if book is not None else identity_book()
     standard = standard_for(sighting.listed, vertical=sighting.vertical, book=book)
@@ -291,7 +307,7 @@ def listing_record_sighting(
         listing.save(force_insert=True)
     else:
         if raw is not None:
-            columns["listed_record_id"] = _raw_record_keep(listing, raw)
+            columns["listed_record_id"] = _raw_record_for(listing, raw)
         changed = {k: v for k, v in columns.items() if getattr(listing, k) != v}
         if listing.product_id != product.pk:
             changed["product"] = product

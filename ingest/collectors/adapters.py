@@ -1,4 +1,5 @@
-"""One feed adapter per source format: how to check a file and how to read its rows."""
+"""One feed adapter per source format: how to read a file's rows (the whole file is
+decoded and checked first: a bad file is a ``FeedError`` before any row is yielded)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from ingest.collectors.feeds import FeedRow, Rejection
 @dataclass(frozen=True)
 class Adapter:
     parser_version: str
-    check: Callable[..., None]
     rows: Callable[..., Iterator[FeedRow | Rejection]]
     carries_prices: Callable[[dict], bool]
 
@@ -23,17 +23,11 @@ def _fixed(value: bool) -> Callable[[dict], bool]:
 
 
 ADAPTERS: dict[str, Adapter] = {
-    "rs_maxi": Adapter(rs_maxi.PARSER_VERSION, rs_maxi.check, rs_maxi.rows, _fixed(False)),
-    "ebay_perfume": Adapter(
-        ebay_perfume.PARSER_VERSION, ebay_perfume.check, ebay_perfume.rows, _fixed(True)
-    ),
-    "alko": Adapter(alko.PARSER_VERSION, alko.check, alko.rows, _fixed(True)),
-    "generic_csv": Adapter(
-        generic.PARSER_VERSION, generic.check_csv, generic.rows_csv, generic.carries_prices
-    ),
-    "generic_json": Adapter(
-        generic.PARSER_VERSION, generic.check_json, generic.rows_json, generic.carries_prices
-    ),
+    "rs_maxi": Adapter(rs_maxi.PARSER_VERSION, rs_maxi.rows, _fixed(False)),
+    "ebay_perfume": Adapter(ebay_perfume.PARSER_VERSION, ebay_perfume.rows, _fixed(True)),
+    "alko": Adapter(alko.PARSER_VERSION, alko.rows, _fixed(True)),
+    "generic_csv": Adapter(generic.PARSER_VERSION, generic.rows_csv, generic.carries_prices),
+    "generic_json": Adapter(generic.PARSER_VERSION, generic.rows_json, generic.carries_prices),
 }
 
 

@@ -18,7 +18,6 @@ from ingest.collectors.feeds import (
     FeedRow,
     Rejection,
     RowProblem,
-    check_csv_header,
     parse_price,
     read_csv,
     text_or_none,
@@ -41,18 +40,16 @@ def list_date(path: Path, mapping: dict) -> datetime:
                 "file name",
                 "the price list's date is not in the file name (YYYY-MM-DD); "
                 "give the source an 'observed_on' date",
+                reason="no_list_date",
             )
         text = match.group(1)
     try:
         day = datetime.strptime(text, "%Y-%m-%d")
     except ValueError as exc:
-        raise FeedError(path, "file name", f"{text!r} is not a date (YYYY-MM-DD)") from exc
+        raise FeedError(
+            path, "file name", f"{text!r} is not a date (YYYY-MM-DD)", reason="no_list_date"
+        ) from exc
     return day.replace(tzinfo=HELSINKI)
-
-
-def check(path: Path, *, mapping: dict) -> None:
-    list_date(path, mapping)
-    check_csv_header(path, required=COLUMNS)
 
 
 def rows(path: Path, *, mapping: dict) -> Iterator[FeedRow | Rejection]:

@@ -13,7 +13,6 @@ from ingest.collectors.feeds import (
     FeedRow,
     Rejection,
     RowProblem,
-    check_csv_header,
     parse_price,
     read_csv,
     text_or_none,
@@ -28,10 +27,6 @@ _SHOWN = re.compile(r"^\s*(?P<prefix>US|C|AU|GBP|EUR|£|€)?\s*\$?\s*(?P<amount
 _PREFIX_CURRENCY = {"US": "USD", "C": "CAD", "AU": "AUD", "GBP": "GBP", "£": "GBP", "EUR": "EUR"}
 _TZ = {"PDT": -7, "PST": -8, "MDT": -6, "MST": -7, "CDT": -5, "CST": -6, "EDT": -4, "EST": -5}
 _STAMP = re.compile(r"^(?P<stamp>\w{3} \d{1,2}, \d{4} \d{1,2}:\d{2}:\d{2}) (?P<tz>[A-Z]{3})$")
-
-
-def check(path: Path, *, mapping: dict) -> None:
-    check_csv_header(path, required=COLUMNS)
 
 
 def _observed_at(text: str) -> datetime | None:

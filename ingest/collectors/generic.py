@@ -24,7 +24,6 @@ every row belongs to the source's own location. ``in_stock`` reads yes/no, true/
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -35,9 +34,9 @@ from ingest.collectors.feeds import (
     FeedRow,
     Rejection,
     RowProblem,
-    check_csv_header,
     parse_price,
     read_csv,
+    read_json,
     text_or_none,
 )
 
@@ -72,45 +71,59 @@ def carries_prices(mapping: dict) -> bool:
 def _validated(path: Path, mapping: dict) -> dict:
     fields = mapping.get("fields")
     if not isinstance(fields, dict):
-        raise FeedError(path, "source mapping", "'fields' must map our fields to columns")
+        raise FeedError(
+            path,
+            "source mapping",
+            reason="bad_mapping",
+            rule="'fields' must map our fields to columns",
+        )
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
-        raise FeedError(path, "source mapping", f"unknown field(s): {', '.join(unknown)}")
+        raise FeedError(
+            path,
+            "source mapping",
+            reason="bad_mapping",
+            rule=f"unknown field(s): {', '.join(unknown)}",
+        )
     needed = ["sku", "name"] + (["price"] if carries_prices(mapping) else [])
     missing = [f for f in needed if f not in fields]
     if missing:
-        raise FeedError(path, "source mapping", f"field(s) not mapped: {', '.join(missing)}")
+        raise FeedError(
+            path,
+            "source mapping",
+            reason="bad_mapping",
+            rule=f"field(s) not mapped: {', '.join(missing)}",
+        )
     defaults = mapping.get("defaults") or {}
     if carries_prices(mapping) and "currency" not in fields and "currency" not in defaults:
-        raise FeedError(path, "source mapping", "no currency column and no default currency")
+        raise FeedError(
+            path,
+            "source mapping",
+            reason="bad_mapping",
+            rule="no currency column and no default currency",
+        )
     if carries_prices(mapping) and "observed_at" not in fields and "observed_at" not in defaults:
-        raise FeedError(path, "source mapping", "no observed_at column and no default time")
+        raise FeedError(
+            path,
+            "source mapping",
+            reason="bad_mapping",
+            rule="no observed_at column and no default time",
+        )
     return fields
 
 
 def _json_records(path: Path, mapping: dict) -> list:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise FeedError(path, "file", f"cannot be opened ({exc.strerror})") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        place = f"line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else "file"
-        raise FeedError(path, place, f"not valid UTF-8 JSON ({exc})") from exc
+    data = read_json(path)
     key = mapping.get("records")
     records = data.get(key) if key and isinstance(data, dict) else data
     if not isinstance(records, list):
-        raise FeedError(path, "top level", f"expected a list of records under {key or 'the top'}")
+        raise FeedError(
+            path,
+            "top level",
+            f"expected a list of records under {key or 'the top'}",
+            reason="no_records",
+        )
     return records
-
-
-def check_csv(path: Path, *, mapping: dict) -> None:
-    fields = _validated(path, mapping)
-    check_csv_header(path, required=tuple(fields.values()))
-
-
-def check_json(path: Path, *, mapping: dict) -> None:
-    _validated(path, mapping)
-    _json_records(path, mapping)
 
 
 def _value(record: dict, fields: dict, defaults: dict, name: str):

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from catalogue.identity.keys import Listed
-from ingest.collectors.feeds import FeedRow, Rejection, check_csv_header, read_csv, text_or_none
+from ingest.collectors.feeds import FeedRow, Rejection, read_csv, text_or_none
 
 PARSER_VERSION = "rs_maxi/1"
 CARRIES_PRICES = False
@@ -21,10 +21,6 @@ CATEGORY_VERTICALS = {
     "Lična higijena i kozmetika": "beauty",
     "Slatki konditori i cerealije": "food",
 }
-
-
-def check(path: Path, *, mapping: dict) -> None:
-    check_csv_header(path, required=COLUMNS)
 
 
 def rows(path: Path, *, mapping: dict) -> Iterator[FeedRow | Rejection]:

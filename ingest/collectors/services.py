@@ -6,6 +6,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
@@ -22,10 +23,12 @@ from catalogue.collection_records import (
     RunStatus,
     Source,
 )
+from catalogue.identity.keys import listed_quantity
+from catalogue.identity.quantity import quantity_refusal
 from catalogue.models import Location, ObservationSourceKind
 from ingest.collectors.adapters import adapter_for, resolve_path
 from ingest.collectors.builtin import BUILTIN_SOURCES
-from ingest.collectors.feeds import FeedError, FeedRow, Rejection
+from ingest.collectors.feeds import FeedError, FeedRow, Rejection, safe_payload, safe_text
 from omnium.progress import ProgressCallback
 
 
@@ -125,20 +128,41 @@ def file_sha256(path: Path) -> str:
 
 
 def _reject(run: CollectionRun, tally: _Tally, rejection: Rejection, stage: str) -> None:
+    # Whatever the row held (a NUL, a lone surrogate), its rejection can be stored.
     RejectedObservation.objects.create(
         run=run,
         stage=stage,
         reason=rejection.reason,
-        message=rejection.message,
-        source_sku=rejection.source_sku[:200],
-        url=rejection.url,
+        message=safe_text(rejection.message),
+        source_sku=safe_text(rejection.source_sku)[:200],
+        url=safe_text(rejection.url)[:1000],
         row_number=rejection.row_number,
-        payload=rejection.payload,
+        payload=safe_payload(rejection.payload),
     )
     tally.rejected += 1
     tally.skips[rejection.reason] += 1
     if rejection.reason == "no_price":
         tally.skipped_no_price += 1
+
+
+def _row_refusal(row: FeedRow, *, now: datetime) -> tuple[str, str] | None:
+    """(rule, sentence) for a row no listing or price may be made of: a time more than the
+    allowed skew in the future, a price or was-price above its currency's ceiling, or a
+    quantity no purchase has (negative, zero, an exponent, beyond the bounds of its unit).
+    """
+    if row.observed_at is not None:
+        refused = catalogue_services.time_refusal(row.observed_at, now=now)
+        if refused is not None:
+            return refused
+    for price in (row.price, row.was_price):
+        if price is not None:
+            refused = catalogue_services.price_refusal(price, row.currency)
+            if refused is not None:
+                return refused
+    refused = quantity_refusal(listed_quantity(row.listed), vertical=row.vertical)
+    if refused is not None:
+        return refused[0], f"quantity: {refused[1]}"
+    return None
 
 
 def _locations_for(source: Source) -> Callable[[str], Location | None]:
@@ -285,19 +309,23 @@ def source_collect(
     """Collect one feed file for ``source``: the one collection path of the CLI, Celery and
     the sample loader.
 
-    The file is checked before the run starts (``FeedError``: nothing written). Each row is
-    its own transaction: a row that cannot be written becomes a RejectedObservation with its
-    reason and the run carries on. Collecting the same file again writes no new listing,
-    product or observation. Not atomic as a whole on purpose: the run row and every row
-    already written stay, so a crash leaves an honest, failed run behind.
+    The whole file is decoded and parsed first: a file that cannot be collected (a byte
+    that is not UTF-8, a NUL, broken quoting, a number out of range, a document nested too
+    deep, a missing column) raises ``FeedError`` after recording a failed run with one
+    rejection naming the rule and the true line; none of its rows is written. The rows then
+    load in one transaction for the whole run, each row in a savepoint of its own: a row
+    that cannot be written becomes a RejectedObservation with its reason and the run
+    carries on; anything else rolls every row back and leaves the run failed with its
+    error. Collecting the same file again writes no new listing, product, observation or
+    raw record.
 
-    ``progress`` (``omnium.progress``) is told the file's row count first (one extra read
-    of the file, without writing), then the rows read so far after each row.
+    ``progress`` (``omnium.progress``) is told the file's row count first, then the rows
+    read so far after each row.
 
     With ``suggest`` (the CLI and the Celery task ask for it), a succeeded run sends the
     suggest task: what the new rows suggest waits for a person, in a task of its own, so a
     slow or failed suggest never fails the collection. Called outside a transaction, as the
-    CLI and Celery do, every row is committed by then (each row commits on its own).
+    CLI and Celery do, the run's rows are committed by then.
     """
     run = _collect(source=source, path=path, triggered_by=triggered_by, progress=progress)
     if suggest and run.status == RunStatus.SUCCEEDED:
@@ -321,8 +349,7 @@ def _collect(
     file_path = resolve_path(path or source.feed_path)
     adapter = adapter_for(source.feed_format)
     if not file_path.is_file():
-        raise FeedError(file_path, "file", "does not exist")
-    adapter.check(file_path, mapping=source.mapping)
+        raise FeedError(file_path, "file", "does not exist", reason="no_file")
     carries_prices = adapter.carries_prices(source.mapping)
 
     run = CollectionRun.objects.create(
@@ -334,74 +361,131 @@ def _collect(
         fx_fetched_at=timezone.now(),
         triggered_by=triggered_by[:200],
     )
+    try:
+        # The whole file is decoded and parsed before anything is written.
+        items = list(adapter.rows(file_path, mapping=source.mapping))
+    except FeedError as exc:
+        _reject_file(run, exc)
+        raise
     if progress:
-        total = sum(1 for _ in adapter.rows(file_path, mapping=source.mapping))
-        progress(0, total=total, step=f"collecting {file_path.name}")
+        progress(0, total=len(items), step=f"collecting {file_path.name}")
     tally = _Tally()
+    try:
+        # One transaction for the run: its rows and its account commit together, or none
+        # of its rows does and the run is recorded as failed.
+        with transaction.atomic():
+            _load(
+                items,
+                run=run,
+                source=source,
+                carries_prices=carries_prices,
+                parser_version=adapter.parser_version,
+                tally=tally,
+                progress=progress,
+            )
+            return _finish(run, tally, status=RunStatus.SUCCEEDED)
+    except Exception as exc:
+        _finish(run, _Tally(), status=RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+        raise
+
+
+def _reject_file(run: CollectionRun, error: FeedError) -> None:
+    """A file that cannot be collected: the run fails with one rejection naming the rule
+    and the line, and none of the file's rows is written."""
+    RejectedObservation.objects.create(
+        run=run,
+        stage=RejectionStage.COLLECT,
+        reason=error.reason,
+        message=safe_text(str(error)),
+        row_number=error.line,
+        payload=safe_payload(
+            {"file": Path(error.path).name, "place": error.place, "line": error.excerpt}
+        ),
+    )
+    _finish(run, _Tally(), status=RunStatus.FAILED, error=str(error))
+
+
+def _load(
+    items: list[FeedRow | Rejection],
+    *,
+    run: CollectionRun,
+    source: Source,
+    carries_prices: bool,
+    parser_version: str,
+    tally: _Tally,
+    progress: ProgressCallback | None,
+) -> None:
     book = catalogue_services.identity_book()
     fx = catalogue_services.FxBook()
     locations = _locations_for(source)
-    try:
-        for item in adapter.rows(file_path, mapping=source.mapping):
-            tally.rows_read += 1
-            if isinstance(item, Rejection):
-                _reject(run, tally, item, RejectionStage.COLLECT)
-            else:
-                location = locations(item.location_code)
-                if location is None:
-                    _reject(
-                        run,
-                        tally,
-                        Rejection(
-                            row_number=item.row_number,
-                            reason="unknown_location",
-                            message=f"no location with code {item.location_code!r}",
-                            payload=item.payload,
-                            source_sku=item.source_sku,
-                        ),
-                        RejectionStage.INGEST,
-                    )
-                else:
-                    try:
-                        _write_row(
-                            item,
-                            run=run,
-                            source=source,
-                            location=location,
-                            carries_prices=carries_prices,
-                            parser_version=adapter.parser_version,
-                            book=book,
-                            fx=fx,
-                            tally=tally,
-                        )
-                    except (ValidationError, DataError, IntegrityError) as exc:
-                        # The row's savepoint is already rolled back, and with it any brand
-                        # or line the book cached while writing it: start a fresh book.
-                        book = catalogue_services.identity_book()
-                        messages = exc.messages if isinstance(exc, ValidationError) else [str(exc)]
-                        _reject(
-                            run,
-                            tally,
-                            Rejection(
-                                row_number=item.row_number,
-                                reason="invalid_record",
-                                message="; ".join(messages),
-                                payload=item.payload,
-                                source_sku=item.source_sku,
-                            ),
-                            RejectionStage.INGEST,
-                        )
-            if progress:
-                progress(tally.rows_read)
-    except Exception as exc:
-        _finish(run, tally, status=RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
-        raise
-    return _finish(run, tally, status=RunStatus.SUCCEEDED)
+    for item in items:
+        tally.rows_read += 1
+        if isinstance(item, Rejection):
+            _reject(run, tally, item, RejectionStage.COLLECT)
+        elif (refused := _row_refusal(item, now=run.started_at)) is not None:
+            _reject(
+                run,
+                tally,
+                Rejection(
+                    row_number=item.row_number,
+                    reason=refused[0],
+                    message=refused[1],
+                    payload=item.payload,
+                    source_sku=item.source_sku,
+                    url=item.url,
+                ),
+                RejectionStage.COLLECT,
+            )
+        elif (location := locations(item.location_code)) is None:
+            _reject(
+                run,
+                tally,
+                Rejection(
+                    row_number=item.row_number,
+                    reason="unknown_location",
+                    message=f"no location with code {item.location_code!r}",
+                    payload=item.payload,
+                    source_sku=item.source_sku,
+                ),
+                RejectionStage.INGEST,
+            )
+        else:
+            try:
+                _write_row(
+                    item,
+                    run=run,
+                    source=source,
+                    location=location,
+                    carries_prices=carries_prices,
+                    parser_version=parser_version,
+                    book=book,
+                    fx=fx,
+                    tally=tally,
+                )
+            except (ValidationError, DataError, IntegrityError) as exc:
+                # The row's savepoint is already rolled back, and with it any brand or line
+                # the book cached while writing it: start a fresh book.
+                book = catalogue_services.identity_book()
+                messages = exc.messages if isinstance(exc, ValidationError) else [str(exc)]
+                _reject(
+                    run,
+                    tally,
+                    Rejection(
+                        row_number=item.row_number,
+                        reason="invalid_record",
+                        message="; ".join(messages),
+                        payload=item.payload,
+                        source_sku=item.source_sku,
+                    ),
+                    RejectionStage.INGEST,
+                )
+        if progress:
+            progress(tally.rows_read)
 
 
 def _finish(run: CollectionRun, tally: _Tally, *, status: str, error: str = "") -> CollectionRun:
     run.status = status
-    run.error = error
+    run.error = safe_text(error)
     run.finished_at = timezone.now()
     for name in (
         "rows_read",

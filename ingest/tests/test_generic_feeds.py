@@ -101,7 +101,7 @@ def test_a_time_without_an_offset_is_rejected(tmp_path, source):
     assert run.skip_counts == {"bad_observed_at": 1}
 
 
-def test_a_missing_column_is_an_error_naming_file_place_and_rule_and_writes_nothing(
+def test_a_missing_column_is_an_error_naming_file_place_and_rule_and_writes_no_row(
     tmp_path, source
 ):
     path = write(tmp_path, "sku,name,brand\nA1,Sauvage,Dior\n", name="broken.csv")
@@ -109,7 +109,8 @@ def test_a_missing_column_is_an_error_naming_file_place_and_rule_and_writes_noth
         source_collect(source=source, path=path)
     assert str(error.value).startswith("broken.csv, line 1 (header): required column(s) missing")
     assert "price" in str(error.value)
-    assert not CollectionRun.objects.exists()
+    run = CollectionRun.objects.get()
+    assert (run.status, run.rejections.get().reason) == ("failed", "missing_columns")
     assert not Listing.objects.exists()
 
 
