@@ -24,6 +24,7 @@ from catalogue.models import Listing, PriceObservation, Product
 from catalogue.tests.factories import LocationFactory
 from ingest.collectors.feeds import FeedError
 from ingest.collectors.services import source_collect
+from omnium import exitcodes
 
 pytestmark = pytest.mark.django_db
 
@@ -231,7 +232,7 @@ def test_the_collect_command_exits_non_zero_for_a_rejected_file(tmp_path, csv_so
         text=True,
         timeout=120,
     )
-    assert done.returncode == 1
+    assert done.returncode == exitcodes.REJECTED
     assert "bad.csv, line 4: not UTF-8" in done.stderr
     assert not Listing.objects.exists()
 

@@ -290,3 +290,16 @@ def test_an_ignored_listing_keeps_collecting_prices(tmp_path, source, editor):
     ).run
     assert run.prices_written == 1
     assert Listing.objects.get().ignored_at is not None
+
+
+def test_the_collect_command_exits_3_when_some_rows_were_rejected_and_0_when_none(source, tmp_path):
+    from django.core.management import CommandError
+
+    from omnium import exitcodes
+
+    good = "A1,Dior Sauvage EDT Men 100 ml,Dior,92.00,GBP,2026-01-05T09:00:00+00:00,,,\n"
+    future = "A2,Dior Sauvage EDP Men 100 ml,Dior,105.50,GBP,2099-01-05T09:00:00+00:00,,,\n"
+    with pytest.raises(CommandError, match="1 row") as raised:
+        call_command("collect", "test-shop", "--file", str(write(tmp_path, HEADER + good + future)))
+    assert raised.value.returncode == exitcodes.PARTIAL
+    call_command("collect", "test-shop", "--file", str(write(tmp_path, HEADER + good, "b.csv")))

@@ -13,10 +13,16 @@ from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError
 from ingest.collectors.services import SourceDisabled, source_collect, source_register_builtin
 from ingest.tasks import run_counts
+from omnium import exitcodes
 
 
 class Command(BaseCommand):
-    help = "Collect a retailer feed into the catalogue (a built-in source is set up on first use)."
+    help = (
+        "Collect a retailer feed into the catalogue (a built-in source is set up on first use). "
+        "The file is checked whole first: a file that breaks a rule is refused with nothing "
+        "written but its failed run; a row that breaks one is kept as a rejected observation "
+        f"and the rest collected. {exitcodes.HELP}"
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("source", help="source slug, e.g. " + ", ".join(BUILTIN_SOURCES))
@@ -59,9 +65,10 @@ class Command(BaseCommand):
         except SourceDisabled as exc:
             self.stdout.write(str(exc))
             return
-        except (FeedError, ValidationError) as exc:
-            messages = exc.messages if isinstance(exc, ValidationError) else [str(exc)]
-            raise CommandError("; ".join(messages)) from exc
+        except FeedError as exc:
+            raise exitcodes.refused(str(exc)) from exc
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from exc
         run = collected[0]
         skips = ", ".join(f"{k} {v}" for k, v in sorted(run.skip_counts.items())) or "none"
         self.stdout.write(
@@ -71,3 +78,8 @@ class Command(BaseCommand):
             f"{run.prices_already_known} already known, {run.rejected} rejected, "
             f"{run.prices_rejected} prices refused on kept listings ({skips})"
         )
+        error = exitcodes.outcome_error(
+            accepted=max(run.rows_read - run.rejected, 0), rejected=run.rejected, noun="row"
+        )
+        if error:
+            raise error
