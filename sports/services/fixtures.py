@@ -29,7 +29,13 @@ from sports.models import (
 )
 from sports.plugins.base import SportPlugin, fixture_day
 from sports.plugins.registry import get_plugin
-from sports.services.common import Actor, actor_user, audit_person, lock_merge_pair
+from sports.services.common import (
+    Actor,
+    actor_user,
+    audit_person,
+    fixture_version_check,
+    lock_merge_pair,
+)
 from sports.services.timeline import LogEntry, timeline_append, timeline_open
 
 AMENDABLE = ("name", "scheduled_start", "venue", "status", "coverage_tier", "results_official")
@@ -240,13 +246,21 @@ def _competitors_snapshot(fixture: Fixture) -> list[dict[str, Any]]:
 
 @transaction.atomic
 def fixture_set_competitors(
-    *, fixture: Fixture, competitors: list[CompetitorSpec], actor: Actor, reason: str
+    *,
+    fixture: Fixture,
+    competitors: list[CompetitorSpec],
+    actor: Actor,
+    reason: str,
+    expected_version: int | None = None,
 ) -> Fixture:
     """Replace the fixture's sides and entries (a structure edit, recorded as an amendment
-    with the old and new line-ups). Refused once results depend on them."""
+    with the old and new line-ups). Refused once results depend on them. Holds the
+    fixture's row lock; with ``expected_version``, refused (``FixtureVersionConflict``)
+    when the fixture is at another version."""
     if not reason:
         raise ValidationError({"reason": "Changing the sides of a fixture needs a reason."})
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     if fixture.competitors.exists() and (
         fixture.competitors.filter(rank__isnull=False).exists() or fixture.attempts.exists()
     ):
@@ -293,16 +307,28 @@ def _json_value(value: Any) -> Any:
 
 @transaction.atomic
 def fixture_amend(
-    *, fixture: Fixture, changes: dict[str, Any], actor: Actor, reason: str, pin: bool = True
+    *,
+    fixture: Fixture,
+    changes: dict[str, Any],
+    actor: Actor,
+    reason: str,
+    pin: bool = True,
+    expected_version: int | None = None,
 ) -> Fixture:
     """Change structure fields by hand, each recorded as an amendment (before, after, who,
-    why). A hand edit is pinned by default, so the next import leaves it alone."""
+    why). A hand edit is pinned by default, so the next import leaves it alone.
+
+    Holds the fixture's row lock. ``expected_version`` is the version the person's edit was
+    made against (the console form's, the API's ``If-Match``): when the fixture is at
+    another, someone wrote first and the edit is refused with ``FixtureVersionConflict``,
+    even if it would change nothing."""
     unknown = set(changes) - set(AMENDABLE)
     if unknown:
         raise ValidationError(f"Not amendable here: {', '.join(sorted(unknown))}.")
     if not reason:
         raise ValidationError({"reason": "An amendment needs a reason."})
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     changed = {}
     for name, value in changes.items():
         old = getattr(fixture, name)
@@ -342,11 +368,14 @@ def fixture_amend(
     return fixture
 
 
-def _set_pins(fixture: Fixture, fields: list[str], actor: Actor, *, pin: bool) -> Fixture:
+def _set_pins(
+    fixture: Fixture, fields: list[str], actor: Actor, *, pin: bool, expected_version: int | None
+) -> Fixture:
     unknown = set(fields) - set(PINNABLE)
     if unknown:
         raise ValidationError(f"Not pinnable: {', '.join(sorted(unknown))}.")
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     current = set(fixture.pinned)
     new = current | set(fields) if pin else current - set(fields)
     if new == current:
@@ -372,23 +401,38 @@ def _set_pins(fixture: Fixture, fields: list[str], actor: Actor, *, pin: bool) -
 
 
 @transaction.atomic
-def fixture_pin(*, fixture: Fixture, fields: list[str], actor: Actor) -> Fixture:
-    """Mark fields as set by a person: imports and recomputes leave them alone."""
-    return _set_pins(fixture, fields, actor, pin=True)
+def fixture_pin(
+    *, fixture: Fixture, fields: list[str], actor: Actor, expected_version: int | None = None
+) -> Fixture:
+    """Mark fields as set by a person: imports and recomputes leave them alone. Holds the
+    fixture's row lock; ``expected_version`` as in ``fixture_amend``."""
+    return _set_pins(fixture, fields, actor, pin=True, expected_version=expected_version)
 
 
 @transaction.atomic
-def fixture_unpin(*, fixture: Fixture, fields: list[str], actor: Actor) -> Fixture:
-    return _set_pins(fixture, fields, actor, pin=False)
+def fixture_unpin(
+    *, fixture: Fixture, fields: list[str], actor: Actor, expected_version: int | None = None
+) -> Fixture:
+    """Hand fields back to imports and recomputes; as ``fixture_pin``."""
+    return _set_pins(fixture, fields, actor, pin=False, expected_version=expected_version)
 
 
 @transaction.atomic
-def fixture_merge(*, loser: Fixture, survivor: Fixture, actor: Actor, reason: str) -> Fixture:
+def fixture_merge(
+    *,
+    loser: Fixture,
+    survivor: Fixture,
+    actor: Actor,
+    reason: str,
+    expected_version: int | None = None,
+) -> Fixture:
     """Point ``loser`` at ``survivor`` (merge, never delete): the loser's row and its log
-    stay, its external ids resolve to the survivor through the chain."""
+    stay, its external ids resolve to the survivor through the chain. Holds both rows'
+    locks; ``expected_version`` is the loser's, the row the merge writes."""
     loser, survivor = lock_merge_pair(
         Fixture, loser=loser, survivor=survivor, note=reason, note_field="reason"
     )
+    fixture_version_check(loser, expected_version)
     if loser.sport_id != survivor.sport_id:
         raise ValidationError("Only fixtures of one sport can be merged.")
     loser.merged_into = survivor
@@ -446,10 +490,13 @@ def fixture_command(
     actor: Actor,
     idempotency_key: str | None = None,
     source_code: str | None = None,
+    expected_version: int | None = None,
 ) -> TimelineItem:
     """Validate a command against the sport's plugin and definition, append it to the log
-    and rebuild everything derived from the log. A resent command (same idempotency key)
-    returns the first item and changes nothing."""
+    and rebuild everything derived from the log; the fixture's version moves on. A resent
+    command (same idempotency key) returns the first item and changes nothing, whatever
+    version it names. Holds the fixture's row lock; ``expected_version`` as in
+    ``fixture_amend``."""
     plugin, codes = _plugin_and_codes(fixture)
     plugin.validate_payload(command, payload)
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
@@ -459,6 +506,7 @@ def fixture_command(
         ).first()
         if existing is not None:
             return existing
+    fixture_version_check(fixture, expected_version)
     competitors = list(fixture.competitors.all())
     state = plugin.fold(
         fixture, competitors, effective_items(fixture, plugin.key), codes
@@ -481,7 +529,7 @@ def fixture_command(
             for pid, role in plugin.participants(competitors, command, payload)
         ],
     )
-    fixture_rebuild(fixture=fixture)
+    _rebuild(fixture, written=True)
     return item
 
 
@@ -489,7 +537,14 @@ def fixture_command(
 def fixture_rebuild(*, fixture: Fixture) -> Fixture:
     """Fold the fixture's log into its scoreboard, status, result, competitor results and
     stat lines. Pinned fields (on the fixture or a competitor) are left as a person set
-    them. Running it twice gives identical rows."""
+    them. Running it twice gives identical rows (a rebuild writes no new fact, so the
+    fixture's version stays)."""
+    return _rebuild(fixture, written=False)
+
+
+def _rebuild(fixture: Fixture, *, written: bool) -> Fixture:
+    """``fixture_rebuild``; ``written``: the caller changed the log in this transaction,
+    so the fixture's version moves on in the same update as the derived fields."""
     plugin, codes = _plugin_and_codes(fixture)
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
     competitors = list(fixture.competitors.all())
@@ -501,6 +556,8 @@ def fixture_rebuild(*, fixture: Fixture) -> Fixture:
     )
     pinned = set(fixture.pinned)
     updates: dict[str, Any] = {"live_state": fold.scoreboard}
+    if written:
+        updates["version"] = F("version") + 1
     if fold.status and "status" not in pinned:
         updates["status"] = fold.status
     if "result" not in pinned:

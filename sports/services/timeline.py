@@ -21,7 +21,7 @@ from sports.models import (
     TimelineItem,
     TimelineStatus,
 )
-from sports.services.common import Actor, actor_label
+from sports.services.common import Actor, actor_label, fixture_version_check
 
 
 def _stream(kind: str, subject_id: uuid.UUID) -> LedgerStream:
@@ -48,12 +48,16 @@ def timeline_append(
     idempotency_key: str | None = None,
     participants: Iterable[tuple[Participant, str]] = (),
     supersedes: TimelineItem | None = None,
+    expected_version: int | None = None,
 ) -> TimelineItem:
     """Append one item to the subject's log and return it.
 
     Holds the subject's row lock (the fixture row, or the competition's stream row) from the
     idempotency check to the insert, so positions are gap-free and ordered and a resent
     command with the same ``idempotency_key`` returns the first item instead of writing.
+    ``expected_version`` (a fixture's only) is compared under that lock: another version
+    refuses the append with ``FixtureVersionConflict``. The append itself leaves the
+    version to the write it belongs to.
     """
     if fixture is not None and competition is None:
         kind, subject_id = SubjectKind.FIXTURE, fixture.pk
@@ -66,8 +70,18 @@ def timeline_append(
     # The lock that orders writers: taken before the idempotency check so that two copies of
     # one command cannot both pass it.
     if fixture is not None:
-        Fixture.objects.select_for_update().filter(pk=fixture.pk).values_list("pk").get()
+        version = (
+            Fixture.objects.select_for_update()
+            .filter(pk=fixture.pk)
+            .values_list("version", flat=True)
+            .get()
+        )
+        if expected_version is not None and version != expected_version:
+            fixture.version = version
+            fixture_version_check(fixture, expected_version)
     else:
+        if expected_version is not None:
+            raise ValidationError("Only a fixture's log is written against a version.")
         LedgerStream.objects.select_for_update().filter(pk=stream.pk).values_list("pk").get()
 
     if idempotency_key is not None:
@@ -169,9 +183,12 @@ def timeline_open(
 
 
 @transaction.atomic
-def timeline_void(*, item: TimelineItem, actor: Actor, reason: str) -> TimelineItem:
+def timeline_void(
+    *, item: TimelineItem, actor: Actor, reason: str, expected_version: int | None = None
+) -> TimelineItem:
     """Void an item: the only change the append-only trigger allows. The voiding itself is
-    logged as a new item, so the log says who voided what and why."""
+    logged as a new item, so the log says who voided what and why. ``expected_version``
+    (a fixture's item only) is checked under the fixture's row lock."""
     if not reason:
         raise ValidationError({"reason": "Voiding a log item needs a reason."})
     locked = TimelineItem.objects.select_for_update().get(pk=item.pk)
@@ -188,6 +205,7 @@ def timeline_void(*, item: TimelineItem, actor: Actor, reason: str) -> TimelineI
         event_type="timeline.void",
         actor=actor,
         payload={"voided": locked.pk, "seq": locked.seq, "reason": reason},
+        expected_version=expected_version,
         **subject,
     )
     return locked
