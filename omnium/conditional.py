@@ -94,21 +94,29 @@ class CompiledState:
             return cursor.fetchone()
 
 
-def _etag(request: Request, state: tuple, version: int | None = None) -> str:
-    material = repr((state, request.build_absolute_uri(), _format(request)))
+def _etag(
+    request: Request, state: tuple, version: int | None = None, url: str | None = None
+) -> str:
+    material = repr((state, url or request.build_absolute_uri(), _format(request)))
     digest = hashlib.sha256(material.encode()).hexdigest()[:32]
     return f'"{digest}"' if version is None else f'"{version}-{digest}"'
 
 
 def etag_for(
-    request: Request, freshness: Freshness, *, version_at: int | None = None, **kwargs: Any
+    request: Request,
+    freshness: Freshness,
+    *,
+    url: str,
+    version_at: int | None = None,
+    **kwargs: Any,
 ) -> str | None:
-    """The ETag a read of the same URL would carry now, for a write's response (so the
-    client can chain its next ``If-Match``), or None when the reader cannot see the record."""
+    """The ETag a read of ``url`` (absolute, as the read would build it) would carry now,
+    for a write's response, so the client can chain its next ``If-Match``; None when the
+    reader cannot see the record."""
     state = freshness(request, **kwargs)
     if state is None:
         return None
-    return _etag(request, state, None if version_at is None else state[version_at])
+    return _etag(request, state, None if version_at is None else state[version_at], url)
 
 
 def if_match_version(request: Request) -> int | None:

@@ -39,8 +39,6 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from accounts.acting import request_actors
-from accounts.models import Capability
-from accounts.roles import role_may
 from omnium.auth import signed_in
 from omnium.conditional import conditional, etag_for, if_match_version
 from omnium.exceptions import ParameterError
@@ -75,8 +73,10 @@ from sports.serializers import (
     SportSerializer,
     StandingRowSerializer,
     TimelineItemSerializer,
+    VoidRequestSerializer,
 )
-from sports.services import fixture_amend, stat_table
+from sports.services import fixture_amend, stat_table, timeline_void
+from sports.services.common import may_edit
 
 UUID_PATTERN = "[0-9a-fA-F-]{36}"
 # Sorts fixtures without a start time after every scheduled one.
@@ -99,16 +99,6 @@ STALE = OpenApiResponse(
 )
 # The fixture's version in its freshness tuple (sports.freshness), which heads its ETag.
 FIXTURE_VERSION_AT = 1
-
-
-def may_edit(user) -> bool:
-    """Those who edit data directly (editors and administrators, by the role table)."""
-    return bool(
-        user
-        and user.is_authenticated
-        and user.is_active
-        and (user.is_superuser or role_may(user.role, Capability.EDIT))
-    )
 
 
 class MayEditFixtures(BasePermission):
@@ -280,7 +270,7 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         if self.action == "timeline":
             return TimelineItem.objects.all()
-        if self.action in ("retrieve", "partial_update"):
+        if self.action in ("retrieve", "partial_update", "void"):
             return (
                 Fixture.objects.visible_to(self.request.user)
                 .with_competitors()
@@ -342,6 +332,48 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         )
         return self._written(request, pk)
 
+    @extend_schema(
+        summary="Void an item of the fixture's log (editors)",
+        description="The item (by its ``seq``) stays in the log, marked voided, and the void "
+        "is logged with the reason. When it is one of the sport's commands, the scoreboard, "
+        "result and statistics are rebuilt from the rest of the log in the same step. Answers "
+        "the fixture as its detail read does, with its new ETag.",
+        parameters=[IF_MATCH],
+        request=VoidRequestSerializer,
+        responses={
+            200: FixtureDetailSerializer,
+            400: OpenApiResponse(
+                description="No reason; the item is not live (already voided or superseded); "
+                "or the rest of the log would no longer replay."
+            ),
+            403: OpenApiResponse(description="Not an editor or administrator."),
+            404: OpenApiResponse(description="No such fixture, or no item at that seq."),
+            412: STALE,
+        },
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path=r"timeline/(?P<seq>[0-9]{1,18})/void",
+        permission_classes=(MayEditFixtures,),
+        filterset_class=None,
+        pagination_class=None,
+    )
+    def void(self, request: Request, pk=None, seq=None) -> Response:
+        fixture = get_object_or_404(Fixture.objects.visible_to(request.user).only("pk"), pk=pk)
+        item = TimelineItem.objects.filter(fixture=fixture, seq=seq).order_by("id").first()
+        if item is None:
+            raise NotFound(f"The fixture's log has no item {seq}.")
+        data = VoidRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        timeline_void(
+            item=item,
+            reason=data.validated_data["reason"],
+            actor=signed_in(request_actors(request)["actor"]),
+            expected_version=if_match_version(request),
+        )
+        return self._written(request, pk)
+
     def _written(self, request: Request, pk) -> Response:
         """The fixture after a write, as its detail read shows it, with the ETag a read
         would carry now (so the next write can name this version)."""
@@ -349,7 +381,13 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         response = Response(
             FixtureDetailSerializer(fixture, context=self.get_serializer_context()).data
         )
-        etag = etag_for(request, fixture_freshness, version_at=FIXTURE_VERSION_AT, pk=pk)
+        etag = etag_for(
+            request,
+            fixture_freshness,
+            url=reverse("fixture-detail", kwargs={"pk": pk}, request=request),
+            version_at=FIXTURE_VERSION_AT,
+            pk=pk,
+        )
         if etag is not None:
             response["ETag"] = etag
         return response

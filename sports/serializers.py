@@ -399,3 +399,9 @@ class FixtureAmendRequestSerializer(serializers.Serializer):
 
     def changes(self) -> dict[str, Any]:
         return {k: v for k, v in self.validated_data.items() if k not in ("reason", "pin")}
+
+
+class VoidRequestSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        max_length=2000, help_text="Why the item is withdrawn: kept in the log beside it."
+    )

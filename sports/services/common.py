@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from accounts.models import Capability
+from accounts.roles import role_may
 from accounts.services import audit_record
 from omnium.exceptions import StaleVersion
 
@@ -30,6 +32,17 @@ def actor_label(actor: Actor) -> str:
 def actor_user(actor: Actor) -> User | None:
     """The account behind ``actor``, or None for an automated writer."""
     return None if isinstance(actor, str) else actor
+
+
+def may_edit(user: Any) -> bool:
+    """Whether ``user`` edits data directly (editors and administrators, by the role
+    table): amends fixtures and voids or corrects their logs, in the console and the API."""
+    return bool(
+        user
+        and user.is_authenticated
+        and user.is_active
+        and (user.is_superuser or role_may(user.role, Capability.EDIT))
+    )
 
 
 def audit_person(

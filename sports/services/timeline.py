@@ -180,32 +180,3 @@ def timeline_open(
         return items
     stream.save(force_insert=True)
     return TimelineItem.objects.bulk_create(items)
-
-
-@transaction.atomic
-def timeline_void(
-    *, item: TimelineItem, actor: Actor, reason: str, expected_version: int | None = None
-) -> TimelineItem:
-    """Void an item: the only change the append-only trigger allows. The voiding itself is
-    logged as a new item, so the log says who voided what and why. ``expected_version``
-    (a fixture's item only) is checked under the fixture's row lock."""
-    if not reason:
-        raise ValidationError({"reason": "Voiding a log item needs a reason."})
-    locked = TimelineItem.objects.select_for_update().get(pk=item.pk)
-    if locked.status != TimelineStatus.ACTIVE:
-        raise ValidationError(f"Item {item.pk} is {locked.status}; only an active item is voided.")
-    locked.status = TimelineStatus.VOIDED
-    locked.save(update_fields=["status"])
-    subject = (
-        {"fixture": locked.fixture}
-        if locked.fixture_id
-        else {"competition": Competition.objects.get(pk=locked.stream.subject_id)}
-    )
-    timeline_append(
-        event_type="timeline.void",
-        actor=actor,
-        payload={"voided": locked.pk, "seq": locked.seq, "reason": reason},
-        expected_version=expected_version,
-        **subject,
-    )
-    return locked
