@@ -63,6 +63,7 @@ from sports.querysets import follow_merges
 from sports.serializers import (
     CompetitionDetailSerializer,
     CompetitionSerializer,
+    CorrectionRequestSerializer,
     FixtureAmendRequestSerializer,
     FixtureDetailSerializer,
     FixtureSerializer,
@@ -75,7 +76,7 @@ from sports.serializers import (
     TimelineItemSerializer,
     VoidRequestSerializer,
 )
-from sports.services import fixture_amend, stat_table, timeline_void
+from sports.services import fixture_amend, fixture_command_correct, stat_table, timeline_void
 from sports.services.common import may_edit
 
 UUID_PATTERN = "[0-9a-fA-F-]{36}"
@@ -270,7 +271,7 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         if self.action == "timeline":
             return TimelineItem.objects.all()
-        if self.action in ("retrieve", "partial_update", "void"):
+        if self.action in ("retrieve", "partial_update", "void", "correct"):
             return (
                 Fixture.objects.visible_to(self.request.user)
                 .with_competitors()
@@ -360,10 +361,7 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         pagination_class=None,
     )
     def void(self, request: Request, pk=None, seq=None) -> Response:
-        fixture = get_object_or_404(Fixture.objects.visible_to(request.user).only("pk"), pk=pk)
-        item = TimelineItem.objects.filter(fixture=fixture, seq=seq).order_by("id").first()
-        if item is None:
-            raise NotFound(f"The fixture's log has no item {seq}.")
+        item = self._log_item(request, pk, seq)
         data = VoidRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         timeline_void(
@@ -373,6 +371,53 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
             expected_version=if_match_version(request),
         )
         return self._written(request, pk)
+
+    @extend_schema(
+        summary="Correct a command on the fixture's log (editors)",
+        description="A new item of the same command with the corrected payload supersedes the "
+        "item at ``seq`` (which becomes SUPERSEDED; both stay), and the fixture is rebuilt "
+        "from the live log in the same step. Answers the fixture with its new ETag.",
+        parameters=[IF_MATCH],
+        request=CorrectionRequestSerializer,
+        responses={
+            200: FixtureDetailSerializer,
+            400: OpenApiResponse(
+                description="No reason; a payload the command does not take; the item is "
+                "not a live command; or the log would no longer replay."
+            ),
+            403: OpenApiResponse(description="Not an editor or administrator."),
+            404: OpenApiResponse(description="No such fixture, or no item at that seq."),
+            412: STALE,
+        },
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path=r"timeline/(?P<seq>[0-9]{1,18})/correct",
+        permission_classes=(MayEditFixtures,),
+        filterset_class=None,
+        pagination_class=None,
+    )
+    def correct(self, request: Request, pk=None, seq=None) -> Response:
+        item = self._log_item(request, pk, seq)
+        data = CorrectionRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fixture_command_correct(
+            item=item,
+            payload=data.validated_data["payload"],
+            reason=data.validated_data["reason"],
+            actor=signed_in(request_actors(request)["actor"]),
+            expected_version=if_match_version(request),
+        )
+        return self._written(request, pk)
+
+    @staticmethod
+    def _log_item(request: Request, pk, seq) -> TimelineItem:
+        fixture = get_object_or_404(Fixture.objects.visible_to(request.user).only("pk"), pk=pk)
+        item = TimelineItem.objects.filter(fixture=fixture, seq=seq).order_by("id").first()
+        if item is None:
+            raise NotFound(f"The fixture's log has no item {seq}.")
+        return item
 
     def _written(self, request: Request, pk) -> Response:
         """The fixture after a write, as its detail read shows it, with the ETag a read

@@ -405,3 +405,17 @@ class VoidRequestSerializer(serializers.Serializer):
     reason = serializers.CharField(
         max_length=2000, help_text="Why the item is withdrawn: kept in the log beside it."
     )
+
+
+class CorrectionRequestSerializer(serializers.Serializer):
+    payload = serializers.JSONField(
+        help_text="The command's corrected input, whole (the sport's schema for the command)."
+    )
+    reason = serializers.CharField(
+        max_length=2000, help_text="Why the item is corrected: kept in the log beside it."
+    )
+
+    def validate_payload(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("A command's payload is an object.")
+        return value

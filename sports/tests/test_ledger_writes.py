@@ -149,3 +149,45 @@ def test_only_editors_void_over_the_api(outsider, match):
     response = api.post(_void_url(match, _away_goal(match).seq), {"reason": "x"}, format="json")
     assert response.status_code == 403
     assert _away_goal(match).status == TimelineStatus.ACTIVE
+
+
+def _correct_url(fixture, seq):
+    return f"{API}/fixtures/{fixture.pk}/timeline/{seq}/correct/"
+
+
+def test_an_editor_corrects_a_command_over_the_api(editor_client, match):
+    old = _away_goal(match)
+    etag = editor_client.get(f"{API}/fixtures/{match.pk}/")["ETag"]
+    response = editor_client.post(
+        _correct_url(match, old.seq),
+        {"payload": {"side": "home", "minute": 9}, "reason": "wrong side"},
+        format="json",
+        HTTP_IF_MATCH=etag,
+    )
+    assert response.status_code == 200
+    assert response.data["live_state"]["score"] == {"home": 2, "away": 0}
+    old.refresh_from_db()
+    assert old.status == TimelineStatus.SUPERSEDED
+    assert old.superseded_by.get().payload == {"side": "home", "minute": 9}
+
+
+def test_a_correction_the_command_does_not_take_answers_400(editor_client, match):
+    seq = _away_goal(match).seq
+    response = editor_client.post(
+        _correct_url(match, seq),
+        {"payload": {"side": "middle", "minute": 9}, "reason": "x"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert _away_goal(match).status == TimelineStatus.ACTIVE
+
+
+def test_a_correction_with_a_stale_if_match_answers_412(editor_client, match):
+    response = editor_client.post(
+        _correct_url(match, _away_goal(match).seq),
+        {"payload": {"side": "home", "minute": 9}, "reason": "wrong side"},
+        format="json",
+        HTTP_IF_MATCH='"0"',
+    )
+    assert response.status_code == 412
+    assert _away_goal(match).status == TimelineStatus.ACTIVE
