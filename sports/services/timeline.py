@@ -49,6 +49,7 @@ def timeline_append(
     participants: Iterable[tuple[Participant, str]] = (),
     supersedes: TimelineItem | None = None,
     expected_version: int | None = None,
+    moves_version: bool = False,
 ) -> TimelineItem:
     """Append one item to the subject's log and return it.
 
@@ -56,8 +57,10 @@ def timeline_append(
     idempotency check to the insert, so positions are gap-free and ordered and a resent
     command with the same ``idempotency_key`` returns the first item instead of writing.
     ``expected_version`` (a fixture's only) is compared under that lock: another version
-    refuses the append with ``FixtureVersionConflict``. The append itself leaves the
-    version to the write it belongs to.
+    refuses the append with ``FixtureVersionConflict``. The append leaves the version to
+    the write it belongs to, unless that write says the append is where its fixture's
+    version moves on (``moves_version``: a write to rows beside the fixture, such as a
+    delivery correction, in the same update as the position).
     """
     if fixture is not None and competition is None:
         kind, subject_id = SubjectKind.FIXTURE, fixture.pk
@@ -93,14 +96,17 @@ def timeline_append(
 
     table = Fixture._meta.db_table if fixture is not None else LedgerStream._meta.db_table
     row_id = fixture.pk if fixture is not None else stream.pk
+    bump = ", version = version + 1" if moves_version and fixture is not None else ""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq",  # noqa: S608
+            f"UPDATE {table} SET last_seq = last_seq + 1{bump} WHERE id = %s RETURNING last_seq",  # noqa: S608
             [row_id],
         )
         (seq,) = cursor.fetchone()
     if fixture is not None:
         fixture.last_seq = seq
+        if bump:
+            fixture.version = version + 1
 
     item = TimelineItem.objects.create(
         stream=stream,
