@@ -79,9 +79,6 @@ def timeline_append(
             .values_list("version", flat=True)
             .get()
         )
-        if expected_version is not None and version != expected_version:
-            fixture.version = version
-            fixture_version_check(fixture, expected_version)
     else:
         if expected_version is not None:
             raise ValidationError("Only a fixture's log is written against a version.")
@@ -92,7 +89,10 @@ def timeline_append(
             stream=stream, source_code=source_code, idempotency_key=idempotency_key
         ).first()
         if existing is not None:
-            return existing
+            return existing  # a resend, whatever version it names
+    if fixture is not None and expected_version is not None and version != expected_version:
+        fixture.version = version
+        fixture_version_check(fixture, expected_version)
 
     table = Fixture._meta.db_table if fixture is not None else LedgerStream._meta.db_table
     row_id = fixture.pk if fixture is not None else stream.pk
