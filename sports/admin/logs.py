@@ -34,8 +34,18 @@ from sports.models import (
     TimelineItem,
     UnmatchedRow,
 )
-from sports.services import points_adjustment_create, timeline_void
+from sports.services import fixture_command_correct, points_adjustment_create, timeline_void
 from sports.services.common import may_edit
+
+
+class CorrectForm(forms.Form):
+    payload = forms.JSONField(
+        help_text="The command's corrected input, whole; it replaces the item's in the fold."
+    )
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Why the item is corrected; kept in the log beside it.",
+    )
 
 
 class VoidForm(forms.Form):
@@ -64,7 +74,7 @@ class TimelineItemAdmin(ReadableAdmin, ReadOnlyAdmin):
     ordering = ("-id",)
     show_full_result_count = False
     paginator = EstimatedCountPaginator
-    actions = ("void",)
+    actions = ("void", "correct")
 
     def has_void_permission(self, request: HttpRequest) -> bool:
         return may_edit(request.user)
@@ -97,6 +107,41 @@ class TimelineItemAdmin(ReadableAdmin, ReadOnlyAdmin):
             self.message_user(request, f"Nothing voided: {error_text(error)}", messages.ERROR)
             return None
         self.message_user(request, f"Voided {len(items)} item(s).")
+        return None
+
+    @admin.action(description="Correct a command (supersede it)…", permissions=["void"])
+    def correct(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        """Through ``fixture_command_correct``: a new item with the corrected payload
+        supersedes the chosen one (both stay) and its fixture is rebuilt. One at a time."""
+        if queryset.count() != 1:
+            self.message_user(request, "Correct one item at a time.", messages.ERROR)
+            return None
+        item = queryset.get()
+        form = confirmed_form(request, CorrectForm)
+        if not form.is_bound:
+            form = CorrectForm(initial={"payload": item.payload})
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self,
+                request,
+                queryset,
+                form=form,
+                action="correct",
+                title="Correct a log item",
+                question="The item stays in the log, superseded by the correction; the "
+                "fixture is rebuilt from the live log.",
+            )
+        try:
+            correction = fixture_command_correct(
+                item=item,
+                payload=form.cleaned_data["payload"],
+                actor=console_actor(request),
+                reason=form.cleaned_data["reason"],
+            )
+        except ValidationError as error:
+            self.message_user(request, f"Nothing corrected: {error_text(error)}", messages.ERROR)
+            return None
+        self.message_user(request, f"Item {item.seq} is superseded by item {correction.seq}.")
         return None
 
 

@@ -1,5 +1,7 @@
 """Voiding a log item from the console and over the API: one service, a reason each time."""
 
+import json
+
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from rest_framework.test import APIClient
@@ -52,10 +54,14 @@ def console(client, editor):
     return client
 
 
-def _void_action(console, items, **data):
+def _action(console, action, items, **data):
     return console.post(
-        ITEMS, {"action": "void", ACTION_CHECKBOX_NAME: [str(i.pk) for i in items], **data}
+        ITEMS, {"action": action, ACTION_CHECKBOX_NAME: [str(i.pk) for i in items], **data}
     )
+
+
+def _void_action(console, items, **data):
+    return _action(console, "void", items, **data)
 
 
 def test_the_void_action_asks_for_a_reason_first(console, match):
@@ -190,4 +196,35 @@ def test_a_correction_with_a_stale_if_match_answers_412(editor_client, match):
         HTTP_IF_MATCH='"0"',
     )
     assert response.status_code == 412
+    assert _away_goal(match).status == TimelineStatus.ACTIVE
+
+
+def test_the_correct_action_offers_the_items_payload_to_edit(console, match):
+    response = _action(console, "correct", [_away_goal(match)], index="0")
+    assert response.status_code == 200
+    assert json.loads(response.context["form"]["payload"].value()) == {"side": "away", "minute": 9}
+
+
+def test_the_correct_action_supersedes_the_item_through_the_service(console, match):
+    old = _away_goal(match)
+    response = _action(
+        console,
+        "correct",
+        [old],
+        confirm="yes",
+        payload='{"side": "home", "minute": 9}',
+        reason="wrong side",
+    )
+    assert response.status_code == 302
+    old.refresh_from_db()
+    assert old.status == TimelineStatus.SUPERSEDED
+    assert _score(match) == {"home": 2, "away": 0}
+
+
+def test_the_correct_action_needs_a_reason(console, match):
+    response = _action(
+        console, "correct", [_away_goal(match)], confirm="yes", payload='{"side": "home"}'
+    )
+    assert response.status_code == 200
+    assert response.context["form"].errors["reason"]
     assert _away_goal(match).status == TimelineStatus.ACTIVE
