@@ -41,7 +41,8 @@ from cricket.serializers import (
 )
 from omnium.apis import ApiView
 from omnium.auth import signed_in
-from omnium.conditional import conditional
+from omnium.conditional import conditional, if_match_version
+from sports.apis import IF_MATCH, STALE
 from sports.models import Fixture
 
 # Occurrence order across a whole fixture in one sortable number: the innings ordinal, then
@@ -96,7 +97,9 @@ class FixtureScorecardApi(ApiView):
         responses=ScorecardSerializer,
         examples=[SCORECARD_EXAMPLE],
     )
-    @conditional(scorecard_freshness, cache_seconds=300)
+    # The fixture's version heads the ETag (second in the freshness tuple), so a correction
+    # can name the scorecard it was made from in If-Match.
+    @conditional(scorecard_freshness, cache_seconds=300, version_at=1)
     def get(self, request: Request, pk) -> Response:
         fixture = _public_fixture(pk)
         cards = fixture_scorecard(fixture)
@@ -130,12 +133,14 @@ class DeliveryCorrectionsApi(ApiView):
     @extend_schema(
         summary="Correct a delivery: insert its next revision (editors)",
         request=DeliveryCorrectionRequestSerializer,
+        parameters=[IF_MATCH],
         responses={
             201: DeliveryCorrectionResultSerializer,
             400: OpenApiResponse(description="A value or the reason is missing or invalid."),
             403: OpenApiResponse(description="Not an editor or administrator."),
             404: OpenApiResponse(description="No such delivery."),
             409: OpenApiResponse(description="The delivery was corrected first by someone else."),
+            412: STALE,
         },
     )
     def post(self, request: Request, pk: int) -> Response:
@@ -152,6 +157,7 @@ class DeliveryCorrectionsApi(ApiView):
                 wicket_changes=None if wickets is None else [dict(w) for w in wickets],
                 reason=reason,
                 actor=signed_in(request_actors(request)["actor"]),
+                expected_version=if_match_version(request),
             )
         except CorrectionConflict as exc:
             raise Conflict(detail=" ".join(exc.messages)) from exc

@@ -592,6 +592,7 @@ def _correct(
     actor: Actor,
     submission: Submission | None,
     review: CorrectionReview | None = None,
+    expected_version: int | None = None,
 ) -> CorrectionResult:
     reason = (reason or "").strip()
     if not reason:
@@ -712,6 +713,11 @@ def _correct(
             "position": live.position,
             "submission": str(submission.pk) if submission else None,
         },
+        # The fixture's row lock is taken here, after the innings and the delivery (the
+        # order every correction takes), so the version is compared here too; a stale one
+        # rolls the revisions above back with the rest of the transaction.
+        expected_version=expected_version,
+        moves_version=True,
     )
     return CorrectionResult(
         delivery=new,
@@ -732,6 +738,7 @@ def delivery_correct(
     reason: str,
     actor: Actor,
     submission: Submission | None = None,
+    expected_version: int | None = None,
 ) -> CorrectionResult:
     """Correct one delivery: insert its next revision and supersede the live one.
 
@@ -748,6 +755,11 @@ def delivery_correct(
     the field, also changing nothing. ``submission`` is the submission that carried the
     correction, if any (the revision keeps its original one). Returns the new revision with
     the fixture and participant ids the statistics refresh needs.
+
+    A correction moves its fixture's version on. ``expected_version`` is the fixture's
+    version the correction was made against (the API's ``If-Match`` on the scorecard's
+    ETag): when the fixture is at another, this raises ``FixtureVersionConflict`` under the
+    fixture's row lock and changes nothing.
     """
     result = _correct(
         delivery=delivery,
@@ -756,6 +768,7 @@ def delivery_correct(
         reason=reason,
         actor=actor,
         submission=submission,
+        expected_version=expected_version,
     )
     _request_statistics_refresh(
         fixture_ids=[result.fixture_id],

@@ -16,6 +16,13 @@ the ETag, so a change to the data is a new key and never serves an old body; the
 bounds what the freshness tuple does not see (a participant renamed after a scorecard was
 stored shows within ``cache_seconds``).
 
+With ``version``, a record that carries an optimistic-lock counter puts it at the head of
+its ETag (``"7-3f2a…"``): the tag still changes with everything the freshness tuple sees,
+so ``If-None-Match`` means what it did, and a write to the record may name the version it
+was made against by sending the same tag back in ``If-Match`` (``if_match_version``). The
+write compares only the version, under the record's row lock, and answers 412 when it has
+moved on.
+
 The throttles still run first (in DRF's ``initial``), so a 304 or a stored body counts as a
 request and carries the ``RateLimit-*`` headers; it is just cheap.
 """
@@ -36,6 +43,8 @@ from django.http import HttpResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from rest_framework.request import Request
+
+from omnium.exceptions import PreconditionFailed
 
 Freshness = Callable[..., tuple | None]
 
@@ -85,9 +94,53 @@ class CompiledState:
             return cursor.fetchone()
 
 
-def _etag(request: Request, state: tuple) -> str:
-    material = repr((state, request.build_absolute_uri(), _format(request)))
-    return f'"{hashlib.sha256(material.encode()).hexdigest()[:32]}"'
+def _etag(
+    request: Request, state: tuple, version: int | None = None, url: str | None = None
+) -> str:
+    material = repr((state, url or request.build_absolute_uri(), _format(request)))
+    digest = hashlib.sha256(material.encode()).hexdigest()[:32]
+    return f'"{digest}"' if version is None else f'"{version}-{digest}"'
+
+
+def etag_for(
+    request: Request,
+    freshness: Freshness,
+    *,
+    url: str,
+    version_at: int | None = None,
+    **kwargs: Any,
+) -> str | None:
+    """The ETag a read of ``url`` (absolute, as the read would build it) would carry now,
+    for a write's response, so the client can chain its next ``If-Match``; None when the
+    reader cannot see the record."""
+    state = freshness(request, **kwargs)
+    if state is None:
+        return None
+    return _etag(request, state, None if version_at is None else state[version_at], url)
+
+
+def if_match_version(request: Request) -> int | None:
+    """The version an ``If-Match`` header names, or None without one (or with ``*``: any
+    version of a record that exists). A tag is one this API gave out (``"7-3f2a…"``) or the
+    bare version (``"7"``); only the version is compared. A weak tag, a tag of another form
+    or tags naming different versions can never hold, so they answer 412 at once."""
+    header = request.headers.get("If-Match", "").strip()
+    if not header or header == "*":
+        return None
+    versions = set()
+    for tag in (t.strip() for t in header.split(",")):
+        if not (len(tag) >= 2 and tag[0] == tag[-1] == '"'):
+            raise PreconditionFailed(
+                f"If-Match {tag!r} is not a strong ETag this API gave out; send the ETag of "
+                "your read (or the version in quotes)."
+            )
+        version = tag[1:-1].split("-", 1)[0]
+        if not version.isdigit():
+            raise PreconditionFailed(f"If-Match {tag} names no version of this record.")
+        versions.add(int(version))
+    if len(versions) > 1:
+        raise PreconditionFailed("If-Match names several versions; name the one you read.")
+    return versions.pop()
 
 
 def _last_modified(state: tuple) -> datetime | None:
@@ -95,7 +148,10 @@ def _last_modified(state: tuple) -> datetime | None:
     return max(moments) if moments else None
 
 
-def conditional(freshness: Freshness, *, cache_seconds: int = 0):
+def conditional(freshness: Freshness, *, cache_seconds: int = 0, version_at: int | None = None):
+    """``version_at``: the position in the freshness tuple of the record's version, which
+    then heads the ETag (see the module's docstring)."""
+
     def decorate(method):
         @functools.wraps(method)
         def wrapper(self, request: Request, *args, **kwargs):
@@ -104,7 +160,7 @@ def conditional(freshness: Freshness, *, cache_seconds: int = 0):
             state = freshness(request, **kwargs)
             if state is None:
                 return method(self, request, *args, **kwargs)
-            etag = _etag(request, state)
+            etag = _etag(request, state, None if version_at is None else state[version_at])
             last_modified = _last_modified(state)
             timestamp = int(last_modified.timestamp()) if last_modified else None
             response = get_conditional_response(request, etag=etag, last_modified=timestamp)

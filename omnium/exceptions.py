@@ -14,8 +14,10 @@ and a validation error (400) adds ``errors``, one entry per problem, naming the 
 
 Services raise ``django.core.exceptions.ValidationError`` (the admin shows it on the form);
 ``api_exception_handler`` turns the same exception into a 400 with field errors, so both
-share one error type. Outside DRF's views (a URL nothing matches, a path converter that
-refuses a malformed id, an unhandled exception) ``omnium.views`` answers in the same shape.
+share one error type; a ``StaleVersion`` (a write against a version that has moved on) is
+the one service error that answers otherwise, 412. Outside DRF's views (a URL nothing
+matches, a path converter that refuses a malformed id, an unhandled exception)
+``omnium.views`` answers in the same shape.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ STATUS_CODES = {
     405: "method_not_allowed",
     406: "not_acceptable",
     409: "conflict",
+    412: "precondition_failed",
     413: "payload_too_large",
     415: "unsupported_media_type",
     429: "throttled",
@@ -68,6 +71,19 @@ class ParameterError(exceptions.ValidationError):
             problems if problems is not None else {parameter: [ErrorDetail(message, code)]}
         )
         super().__init__(detail=detail, code=code)
+
+
+class StaleVersion(DjangoValidationError):
+    """A write made against a version of a record that has moved on: the optimistic check
+    a service makes under the record's row lock failed, and nothing was written. Apps raise
+    a subclass naming the record; the console shows the message like any service error and
+    the API answers 412 Precondition Failed (the client's ``If-Match`` no longer holds)."""
+
+
+class PreconditionFailed(exceptions.APIException):
+    status_code = status.HTTP_412_PRECONDITION_FAILED
+    default_detail = "The record changed since the version this request names."
+    default_code = "precondition_failed"
 
 
 class PayloadTooLarge(exceptions.APIException):
@@ -141,7 +157,9 @@ def _body(exc: exceptions.APIException, status_code: int) -> dict[str, Any]:
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, answering in the one error shape. An exception it does not know is
     left to propagate: Django logs it and ``omnium.views.server_error`` answers 500."""
-    if isinstance(exc, DjangoValidationError):
+    if isinstance(exc, StaleVersion):
+        exc = PreconditionFailed(" ".join(exc.messages))
+    elif isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=validation_error_detail(exc))
     elif isinstance(exc, RequestDataTooBig):
         # An upload over its limit says which (omnium.uploads); Django's own says nothing.

@@ -112,6 +112,15 @@ ERRORS = {
         "The record changed under you: someone else's write came first.",
         {"code": "conflict", "message": "The delivery was corrected first by someone else."},
     ),
+    "412": (
+        "If-Match names a version the record is no longer at: someone else's write came "
+        "first. Nothing changed; read the record again.",
+        {
+            "code": "precondition_failed",
+            "message": "Rovers v United (fixture 0190f1d2-7a3b-7c4d-8e5f-1a2b3c4d5e6f) changed "
+            "since version 3: it is now at version 4. Read it again and redo the change.",
+        },
+    ),
     "413": (
         "The request body is larger than this server accepts.",
         {"code": "payload_too_large", "message": PayloadTooLarge.default_detail},

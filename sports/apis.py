@@ -1,5 +1,11 @@
-"""Read API of the sports spine: sports, the competition tree, fixtures, participants and
-each fixture's log. Public (AllowAny is the project default), read-only.
+"""API of the sports spine: sports, the competition tree, fixtures, participants and each
+fixture's log. Reads are public (AllowAny is the project default); the few writes are for
+editors and call the same services as the console.
+
+Optimistic concurrency: a fixture's ETag starts with its version (``"7-3f2a…"``). A write
+to the fixture that sends it back in ``If-Match`` is applied only if the fixture is still at
+that version when the service holds its row lock; otherwise it answers 412 in the one error
+shape and nothing changes. Without ``If-Match`` the write is not checked.
 
 Merged records: the URL of a merged competition, fixture or participant answers
 ``301 Moved Permanently`` with the survivor's URL in ``Location`` (the query string kept).
@@ -13,18 +19,28 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from django.core.exceptions import ValidationError
 from django.db.models import BigIntegerField, F, Prefetch, Value
 from django.db.models.functions import Cast, Coalesce
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from omnium.conditional import conditional
+from accounts.acting import request_actors
+from omnium.auth import signed_in
+from omnium.conditional import conditional, etag_for, if_match_version
 from omnium.exceptions import ParameterError
 from omnium.filters import unknown_parameters
 from omnium.pagination import CountedPagePagination
@@ -47,6 +63,8 @@ from sports.querysets import follow_merges
 from sports.serializers import (
     CompetitionDetailSerializer,
     CompetitionSerializer,
+    CorrectionRequestSerializer,
+    FixtureAmendRequestSerializer,
     FixtureDetailSerializer,
     FixtureSerializer,
     LookupQuerySerializer,
@@ -56,8 +74,10 @@ from sports.serializers import (
     SportSerializer,
     StandingRowSerializer,
     TimelineItemSerializer,
+    VoidRequestSerializer,
 )
-from sports.services import stat_table
+from sports.services import fixture_amend, fixture_command_correct, stat_table, timeline_void
+from sports.services.common import may_edit
 
 UUID_PATTERN = "[0-9a-fA-F-]{36}"
 # Sorts fixtures without a start time after every scheduled one.
@@ -66,6 +86,27 @@ UNSCHEDULED = datetime(9999, 12, 31, tzinfo=UTC)
 MOVED = OpenApiResponse(
     description="The record was merged: Location names the survivor's URL (query string kept)."
 )
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description='The fixture\'s ETag from your read (or its version in quotes, "7"): the '
+    "write is applied only if the fixture is still at that version. Without it, unchecked.",
+)
+STALE = OpenApiResponse(
+    description="If-Match names another version than the fixture's: someone wrote first. "
+    "Nothing changed; read the fixture again."
+)
+# The fixture's version in its freshness tuple (sports.freshness), which heads its ETag.
+FIXTURE_VERSION_AT = 1
+
+
+class MayEditFixtures(BasePermission):
+    message = "Only editors and administrators may change fixtures."
+
+    def has_permission(self, request, view) -> bool:
+        return may_edit(request.user)
 
 
 # Fixture lists by start time, then id. The cursor compares one column and cannot compare
@@ -230,7 +271,7 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         if self.action == "timeline":
             return TimelineItem.objects.all()
-        if self.action == "retrieve":
+        if self.action in ("retrieve", "partial_update", "void", "correct"):
             return (
                 Fixture.objects.visible_to(self.request.user)
                 .with_competitors()
@@ -242,7 +283,7 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         summary="One fixture with its sides, entrants and their players",
         responses={200: FixtureDetailSerializer, 301: MOVED},
     )
-    @conditional(fixture_freshness, cache_seconds=300)
+    @conditional(fixture_freshness, cache_seconds=300, version_at=FIXTURE_VERSION_AT)
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         fixture = self.get_object()
         if fixture.merged_into_id is not None:
@@ -250,6 +291,151 @@ class FixtureViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(
             FixtureDetailSerializer(fixture, context=self.get_serializer_context()).data
         )
+
+    def get_permissions(self):
+        if self.action == "partial_update":
+            return [MayEditFixtures()]
+        return super().get_permissions()
+
+    @extend_schema(
+        summary="Amend a fixture by hand (editors)",
+        description="Each field sent is changed and recorded as an amendment with the reason "
+        "(pinned unless ``pin`` is false), as in the console. Answers the fixture as its "
+        "detail read does, with its new ETag.",
+        parameters=[IF_MATCH],
+        request=FixtureAmendRequestSerializer,
+        responses={
+            200: FixtureDetailSerializer,
+            400: OpenApiResponse(description="No field, no reason, or a value is invalid."),
+            403: OpenApiResponse(description="Not an editor or administrator."),
+            404: OpenApiResponse(description="No such fixture."),
+            412: STALE,
+        },
+    )
+    def partial_update(self, request: Request, pk=None) -> Response:
+        fixture = get_object_or_404(
+            Fixture.objects.visible_to(request.user).only("pk", "merged_into"), pk=pk
+        )
+        if fixture.merged_into_id is not None:
+            raise ValidationError(
+                f"This fixture is merged into {fixture.merged_into_id}; amend that one."
+            )
+        data = FixtureAmendRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        expected_version = if_match_version(request)
+        fixture_amend(
+            fixture=fixture,
+            changes=data.changes(),
+            reason=data.validated_data["reason"],
+            pin=data.validated_data["pin"],
+            actor=signed_in(request_actors(request)["actor"]),
+            expected_version=expected_version,
+        )
+        return self._written(request, pk)
+
+    @extend_schema(
+        summary="Void an item of the fixture's log (editors)",
+        description="The item (by its ``seq``) stays in the log, marked voided, and the void "
+        "is logged with the reason. When it is one of the sport's commands, the scoreboard, "
+        "result and statistics are rebuilt from the rest of the log in the same step. Answers "
+        "the fixture as its detail read does, with its new ETag.",
+        parameters=[IF_MATCH],
+        request=VoidRequestSerializer,
+        responses={
+            200: FixtureDetailSerializer,
+            400: OpenApiResponse(
+                description="No reason; the item is not live (already voided or superseded); "
+                "or the rest of the log would no longer replay."
+            ),
+            403: OpenApiResponse(description="Not an editor or administrator."),
+            404: OpenApiResponse(description="No such fixture, or no item at that seq."),
+            412: STALE,
+        },
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path=r"timeline/(?P<seq>[0-9]{1,18})/void",
+        permission_classes=(MayEditFixtures,),
+        filterset_class=None,
+        pagination_class=None,
+    )
+    def void(self, request: Request, pk=None, seq=None) -> Response:
+        item = self._log_item(request, pk, seq)
+        data = VoidRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        timeline_void(
+            item=item,
+            reason=data.validated_data["reason"],
+            actor=signed_in(request_actors(request)["actor"]),
+            expected_version=if_match_version(request),
+        )
+        return self._written(request, pk)
+
+    @extend_schema(
+        summary="Correct a command on the fixture's log (editors)",
+        description="A new item of the same command with the corrected payload supersedes the "
+        "item at ``seq`` (which becomes SUPERSEDED; both stay), and the fixture is rebuilt "
+        "from the live log in the same step. Answers the fixture with its new ETag.",
+        parameters=[IF_MATCH],
+        request=CorrectionRequestSerializer,
+        responses={
+            200: FixtureDetailSerializer,
+            400: OpenApiResponse(
+                description="No reason; a payload the command does not take; the item is "
+                "not a live command; or the log would no longer replay."
+            ),
+            403: OpenApiResponse(description="Not an editor or administrator."),
+            404: OpenApiResponse(description="No such fixture, or no item at that seq."),
+            412: STALE,
+        },
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path=r"timeline/(?P<seq>[0-9]{1,18})/correct",
+        permission_classes=(MayEditFixtures,),
+        filterset_class=None,
+        pagination_class=None,
+    )
+    def correct(self, request: Request, pk=None, seq=None) -> Response:
+        item = self._log_item(request, pk, seq)
+        data = CorrectionRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fixture_command_correct(
+            item=item,
+            payload=data.validated_data["payload"],
+            reason=data.validated_data["reason"],
+            actor=signed_in(request_actors(request)["actor"]),
+            expected_version=if_match_version(request),
+        )
+        return self._written(request, pk)
+
+    @staticmethod
+    def _log_item(request: Request, pk, seq) -> TimelineItem:
+        fixture = get_object_or_404(Fixture.objects.visible_to(request.user).only("pk"), pk=pk)
+        item = TimelineItem.objects.filter(fixture=fixture, seq=seq).order_by("id").first()
+        if item is None:
+            raise NotFound(f"The fixture's log has no item {seq}.")
+        return item
+
+    def _written(self, request: Request, pk) -> Response:
+        """The fixture after a write, as its detail read shows it, with the ETag a read
+        would carry now (so the next write can name this version)."""
+        fixture = self.get_queryset().get(pk=pk)
+        response = Response(
+            FixtureDetailSerializer(fixture, context=self.get_serializer_context()).data
+        )
+        etag = etag_for(
+            request,
+            fixture_freshness,
+            url=reverse("fixture-detail", kwargs={"pk": pk}, request=request),
+            version_at=FIXTURE_VERSION_AT,
+            pk=pk,
+        )
+        if etag is not None:
+            response["ETag"] = etag
+        return response
 
     @extend_schema(
         summary="The fixture's log, in sequence order",

@@ -1,4 +1,5 @@
-"""Read serializers of the sports API. Every field is named; nothing is ``__all__``.
+"""Serializers of the sports API (reads, and the input of its few writes). Every field is
+named; nothing is ``__all__``.
 
 Choice columns are plain strings here: they are varchar + ``TextChoices`` whose value sets
 grow without DDL (a new status is a state-only migration), so clients must accept values
@@ -14,9 +15,11 @@ from rest_framework import serializers
 
 from sports.models import (
     Competition,
+    CoverageTier,
     ExternalIdMap,
     Fixture,
     FixtureCompetitor,
+    FixtureStatus,
     Participant,
     ParticipantAlias,
     Sport,
@@ -368,3 +371,51 @@ class StandingRowSerializer(serializers.Serializer):
     adjustment = serializers.IntegerField(
         required=False, help_text="Points added (or deducted, negative) by decisions."
     )
+
+
+class FixtureAmendRequestSerializer(serializers.Serializer):
+    """A hand amendment: the fields to change (only those sent), the reason, and whether
+    to pin them. Applied by ``fixture_amend``, as in the console."""
+
+    name = serializers.CharField(max_length=256, allow_blank=True, required=False)
+    scheduled_start = serializers.DateTimeField(allow_null=True, required=False)
+    venue = serializers.PrimaryKeyRelatedField(
+        queryset=Venue.objects.all(), allow_null=True, required=False
+    )
+    status = serializers.ChoiceField(choices=FixtureStatus.choices, required=False)
+    coverage_tier = serializers.ChoiceField(choices=CoverageTier.choices, required=False)
+    results_official = serializers.BooleanField(required=False)
+    reason = serializers.CharField(
+        max_length=2000, help_text="Why: kept on each amendment and in the fixture's log."
+    )
+    pin = serializers.BooleanField(
+        default=True, help_text="Pin the changed fields, so later imports leave them alone."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not set(attrs) - {"reason", "pin"}:
+            raise serializers.ValidationError("Name at least one field to change.")
+        return attrs
+
+    def changes(self) -> dict[str, Any]:
+        return {k: v for k, v in self.validated_data.items() if k not in ("reason", "pin")}
+
+
+class VoidRequestSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        max_length=2000, help_text="Why the item is withdrawn: kept in the log beside it."
+    )
+
+
+class CorrectionRequestSerializer(serializers.Serializer):
+    payload = serializers.JSONField(
+        help_text="The command's corrected input, whole (the sport's schema for the command)."
+    )
+    reason = serializers.CharField(
+        max_length=2000, help_text="Why the item is corrected: kept in the log beside it."
+    )
+
+    def validate_payload(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("A command's payload is an object.")
+        return value

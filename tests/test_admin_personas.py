@@ -211,6 +211,8 @@ NAMED_RIGHTS = {
     "administer": lambda user: role_may(user.role, Capability.ADMINISTER),
     "review": lambda user: user_can(user, Capability.REVIEW),
     "moderate": lambda user: role_may(user.role, Capability.EDIT),
+    # sports.services.common.may_edit (void log items).
+    "void": lambda user: role_may(user.role, Capability.EDIT),
     # catalogue.services.EDIT_PERMISSION (add a merge) and
     # curation.services.DECIDE_PERMISSION (change a merge candidate).
     "curate": _app("catalogue", "add"),

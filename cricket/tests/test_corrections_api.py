@@ -189,3 +189,45 @@ def test_the_history_costs_a_fixed_number_of_queries(
         ).delivery
     with django_assert_max_num_queries(12):
         assert editor_client.get(history_url(ball)).status_code == 200
+
+
+def _fixture(ball):
+    from sports.models import Fixture
+
+    return Fixture.objects.get(pk=ball.innings.fixture_id)
+
+
+def test_a_correction_moves_its_fixtures_version_on(editor, ball):
+    before = _fixture(ball).version
+    delivery_correct(delivery=ball, changes={"runs_batter": 1}, reason="one", actor=editor)
+    assert _fixture(ball).version == before + 1
+
+
+def test_a_correction_made_from_the_current_scorecard_is_applied(editor_client, ball):
+    scorecard = editor_client.get(f"/api/v1/cricket/fixtures/{ball.innings.fixture_id}/scorecard/")
+    assert scorecard["ETag"].startswith(f'"{_fixture(ball).version}-')
+    response = editor_client.post(
+        corrections_url(ball),
+        {"runs_batter": 1, "reason": "one"},
+        format="json",
+        HTTP_IF_MATCH=scorecard["ETag"],
+    )
+    assert response.status_code == 201, response.content
+
+
+def test_a_correction_made_from_a_stale_scorecard_answers_412_and_writes_nothing(
+    editor_client, editor, ball
+):
+    stale = f'"{_fixture(ball).version}"'
+    other = Delivery.objects.current().get(
+        innings_id=ball.innings_id, over_number=ball.over_number, position=1
+    )
+    delivery_correct(delivery=other, changes={"runs_batter": 2}, reason="two", actor=editor)
+    response = editor_client.post(
+        corrections_url(ball), {"runs_batter": 1, "reason": "one"}, format="json",
+        HTTP_IF_MATCH=stale,
+    )  # fmt: skip
+    assert response.status_code == 412
+    assert response.json()["code"] == "precondition_failed"
+    assert Delivery.objects.current().get(pk=ball.pk).revision == 1
+    assert not DeliveryCorrectionHistory.objects.filter(previous_delivery=ball).exists()

@@ -119,12 +119,8 @@ class FixtureAmendForm(forms.ModelForm):
         data = self.cleaned_data
         if self.amended() and not data.get("reason", "").strip():
             self.add_error("reason", "Say why: every amendment keeps its reason.")
-        seen = data.get("seen_version")
-        current = Fixture.objects.filter(pk=self.instance.pk).values_list("version", flat=True)
-        if seen is not None and current.first() != seen:
-            raise ValidationError(
-                "This fixture changed since you opened it; reload the page and amend again."
-            )
+        # The version seen is compared by ``fixture_amend`` under the fixture's row lock;
+        # a comparison here would leave a window between it and the write.
         return data
 
 
@@ -299,6 +295,7 @@ class FixtureAdmin(ServiceErrorsMixin, ReadableAdmin):
                     actor=console_actor(request),
                     reason=form.cleaned_data["reason"].strip(),
                     pin=form.cleaned_data["pin"],
+                    expected_version=form.cleaned_data["seen_version"],
                 )
                 obj.refresh_from_db()
             return

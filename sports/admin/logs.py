@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from django import forms
-from django.contrib import admin
-from django.http import HttpRequest
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -16,7 +18,10 @@ from omnium.console import (
     ReadableAdmin,
     ReadOnlyAdmin,
     ServiceErrorsMixin,
+    confirm_page,
+    confirmed_form,
     console_actor,
+    error_text,
 )
 from sports.admin.common import become
 from sports.models import (
@@ -29,7 +34,25 @@ from sports.models import (
     TimelineItem,
     UnmatchedRow,
 )
-from sports.services import points_adjustment_create
+from sports.services import fixture_command_correct, points_adjustment_create, timeline_void
+from sports.services.common import may_edit
+
+
+class CorrectForm(forms.Form):
+    payload = forms.JSONField(
+        help_text="The command's corrected input, whole; it replaces the item's in the fold."
+    )
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Why the item is corrected; kept in the log beside it.",
+    )
+
+
+class VoidForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Why these items are withdrawn; kept in the log beside them.",
+    )
 
 
 @admin.register(TimelineItem)
@@ -51,6 +74,75 @@ class TimelineItemAdmin(ReadableAdmin, ReadOnlyAdmin):
     ordering = ("-id",)
     show_full_result_count = False
     paginator = EstimatedCountPaginator
+    actions = ("void", "correct")
+
+    def has_void_permission(self, request: HttpRequest) -> bool:
+        return may_edit(request.user)
+
+    @admin.action(description="Void (withdraw) the chosen items…", permissions=["void"])
+    def void(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        """Through ``timeline_void``: each item flips to VOIDED, the void is logged with the
+        reason, and a fixture whose command was voided is rebuilt from the rest of its log;
+        all of them or none."""
+        form = confirmed_form(request, VoidForm)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self,
+                request,
+                queryset,
+                form=form,
+                action="void",
+                title="Void log items",
+                question="The items stay in the log, marked voided; each fixture's scoreboard "
+                "and statistics are rebuilt from what remains.",
+            )
+        items = list(queryset.order_by("fixture_id", "seq"))
+        try:
+            with transaction.atomic():
+                for item in items:
+                    timeline_void(
+                        item=item, actor=console_actor(request), reason=form.cleaned_data["reason"]
+                    )
+        except ValidationError as error:
+            self.message_user(request, f"Nothing voided: {error_text(error)}", messages.ERROR)
+            return None
+        self.message_user(request, f"Voided {len(items)} item(s).")
+        return None
+
+    @admin.action(description="Correct a command (supersede it)…", permissions=["void"])
+    def correct(self, request: HttpRequest, queryset) -> HttpResponse | None:
+        """Through ``fixture_command_correct``: a new item with the corrected payload
+        supersedes the chosen one (both stay) and its fixture is rebuilt. One at a time."""
+        if queryset.count() != 1:
+            self.message_user(request, "Correct one item at a time.", messages.ERROR)
+            return None
+        item = queryset.get()
+        form = confirmed_form(request, CorrectForm)
+        if not form.is_bound:
+            form = CorrectForm(initial={"payload": item.payload})
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self,
+                request,
+                queryset,
+                form=form,
+                action="correct",
+                title="Correct a log item",
+                question="The item stays in the log, superseded by the correction; the "
+                "fixture is rebuilt from the live log.",
+            )
+        try:
+            correction = fixture_command_correct(
+                item=item,
+                payload=form.cleaned_data["payload"],
+                actor=console_actor(request),
+                reason=form.cleaned_data["reason"],
+            )
+        except ValidationError as error:
+            self.message_user(request, f"Nothing corrected: {error_text(error)}", messages.ERROR)
+            return None
+        self.message_user(request, f"Item {item.seq} is superseded by item {correction.seq}.")
+        return None
 
 
 @admin.register(FixtureAmendment)

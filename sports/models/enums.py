@@ -94,6 +94,7 @@ class LinkOrigin(models.TextChoices):
 class TimelineStatus(models.TextChoices):
     ACTIVE = "ACTIVE", "Active"
     CORRECTED = "CORRECTED", "Correction"
+    SUPERSEDED = "SUPERSEDED", "Superseded"
     VOIDED = "VOIDED", "Voided"
 
 

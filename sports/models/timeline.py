@@ -34,8 +34,9 @@ class LedgerStream(UUIDModel):
 class TimelineItem(models.Model):
     """An entry in a subject's log. APPEND-ONLY (database trigger): content is never
     updated and rows are never deleted. A correction is a new item (status CORRECTED)
-    pointing at the one it revises; a deletion flips ACTIVE to VOIDED, the only update the
-    trigger lets through.
+    pointing at the one it revises, which flips to SUPERSEDED; a deletion flips a live item
+    (ACTIVE or CORRECTED) to VOIDED. Those two flips of a live item are the only updates
+    the trigger lets through.
     """
 
     id = models.BigAutoField(primary_key=True)
@@ -81,7 +82,12 @@ class TimelineItem(models.Model):
             pgtrigger.FSM(
                 name="timeline_item_status_flip",
                 field="status",
-                transitions=[(TimelineStatus.ACTIVE, TimelineStatus.VOIDED)],
+                transitions=[
+                    (TimelineStatus.ACTIVE, TimelineStatus.VOIDED),
+                    (TimelineStatus.ACTIVE, TimelineStatus.SUPERSEDED),
+                    (TimelineStatus.CORRECTED, TimelineStatus.VOIDED),
+                    (TimelineStatus.CORRECTED, TimelineStatus.SUPERSEDED),
+                ],
             ),
         ]
 

@@ -3,15 +3,19 @@
 from sports.services.fixtures import (
     CompetitorSpec,
     fixture_amend,
-    fixture_command,
     fixture_create,
     fixture_merge,
     fixture_pin,
-    fixture_rebuild,
     fixture_set_competitors,
     fixture_unpin,
     sport_definition_notes_set,
     sport_definition_publish,
+)
+from sports.services.ledger import (
+    fixture_command,
+    fixture_command_correct,
+    fixture_rebuild,
+    timeline_void,
 )
 from sports.services.participants import (
     OutsideRow,
@@ -45,7 +49,7 @@ from sports.services.tables import (
     table_kind_for,
     table_scope,
 )
-from sports.services.timeline import LogEntry, timeline_append, timeline_open, timeline_void
+from sports.services.timeline import LogEntry, timeline_append, timeline_open
 from sports.services.tree import (
     competition_archive,
     competition_create,
@@ -74,6 +78,7 @@ __all__ = [
     "fixture_amend",
     "fixture_award",
     "fixture_command",
+    "fixture_command_correct",
     "fixture_create",
     "fixture_enter_by_hand",
     "fixture_import",

@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from accounts.models import Capability
+from accounts.roles import role_may
 from accounts.services import audit_record
+from omnium.exceptions import StaleVersion
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -29,6 +32,17 @@ def actor_label(actor: Actor) -> str:
 def actor_user(actor: Actor) -> User | None:
     """The account behind ``actor``, or None for an automated writer."""
     return None if isinstance(actor, str) else actor
+
+
+def may_edit(user: Any) -> bool:
+    """Whether ``user`` edits data directly (editors and administrators, by the role
+    table): amends fixtures and voids or corrects their logs, in the console and the API."""
+    return bool(
+        user
+        and user.is_authenticated
+        and user.is_active
+        and (user.is_superuser or role_may(user.role, Capability.EDIT))
+    )
 
 
 def audit_person(
@@ -84,3 +98,37 @@ def lock_merge_pair(
 
 class ConflictError(ValidationError):
     """The write lost a race or its precondition no longer holds; nothing was changed."""
+
+
+class FixtureVersionConflict(ConflictError, StaleVersion):
+    """A fixture write named the version it was made against (``expected_version``) and
+    the fixture has moved on since: someone else wrote first. Nothing was changed. Carries
+    ``fixture_id``, ``expected`` and ``current``; the API answers it 412."""
+
+    fixture_id: object = None
+    expected: int | None = None
+    current: int | None = None
+
+
+def fixture_version_check(fixture: Fixture, expected_version: int | None) -> None:
+    """Refuse a write made against another version of ``fixture`` than the one it holds.
+
+    Precondition: ``fixture`` was read under its row lock in this transaction, so no other
+    writer can move the version between this comparison and the write. (Compared before
+    the lock, two writers holding the same version would both pass and the second would
+    overwrite the first.) ``None`` asks for no check."""
+    if expected_version is None or fixture.version == expected_version:
+        return
+    error = FixtureVersionConflict(
+        "%(fixture)s (fixture %(id)s) changed since version %(expected)s: it is now at "
+        "version %(current)s. Read it again and redo the change.",
+        code="version_conflict",
+        params={
+            "fixture": str(fixture),
+            "id": fixture.pk,
+            "expected": expected_version,
+            "current": fixture.version,
+        },
+    )
+    error.fixture_id, error.expected, error.current = fixture.pk, expected_version, fixture.version
+    raise error

@@ -18,18 +18,19 @@ from sports.models import (
     FixtureAmendment,
     FixtureCompetitor,
     Participant,
-    Scoreboard,
     Sport,
     SportDefinitionVersion,
-    StatLine,
     Submission,
-    TimelineItem,
-    TimelineStatus,
     Venue,
 )
-from sports.plugins.base import SportPlugin, fixture_day
 from sports.plugins.registry import get_plugin
-from sports.services.common import Actor, actor_user, audit_person, lock_merge_pair
+from sports.services.common import (
+    Actor,
+    actor_user,
+    audit_person,
+    fixture_version_check,
+    lock_merge_pair,
+)
 from sports.services.timeline import LogEntry, timeline_append, timeline_open
 
 AMENDABLE = ("name", "scheduled_start", "venue", "status", "coverage_tier", "results_official")
@@ -240,13 +241,21 @@ def _competitors_snapshot(fixture: Fixture) -> list[dict[str, Any]]:
 
 @transaction.atomic
 def fixture_set_competitors(
-    *, fixture: Fixture, competitors: list[CompetitorSpec], actor: Actor, reason: str
+    *,
+    fixture: Fixture,
+    competitors: list[CompetitorSpec],
+    actor: Actor,
+    reason: str,
+    expected_version: int | None = None,
 ) -> Fixture:
     """Replace the fixture's sides and entries (a structure edit, recorded as an amendment
-    with the old and new line-ups). Refused once results depend on them."""
+    with the old and new line-ups). Refused once results depend on them. Holds the
+    fixture's row lock; with ``expected_version``, refused (``FixtureVersionConflict``)
+    when the fixture is at another version."""
     if not reason:
         raise ValidationError({"reason": "Changing the sides of a fixture needs a reason."})
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     if fixture.competitors.exists() and (
         fixture.competitors.filter(rank__isnull=False).exists() or fixture.attempts.exists()
     ):
@@ -293,16 +302,28 @@ def _json_value(value: Any) -> Any:
 
 @transaction.atomic
 def fixture_amend(
-    *, fixture: Fixture, changes: dict[str, Any], actor: Actor, reason: str, pin: bool = True
+    *,
+    fixture: Fixture,
+    changes: dict[str, Any],
+    actor: Actor,
+    reason: str,
+    pin: bool = True,
+    expected_version: int | None = None,
 ) -> Fixture:
     """Change structure fields by hand, each recorded as an amendment (before, after, who,
-    why). A hand edit is pinned by default, so the next import leaves it alone."""
+    why). A hand edit is pinned by default, so the next import leaves it alone.
+
+    Holds the fixture's row lock. ``expected_version`` is the version the person's edit was
+    made against (the console form's, the API's ``If-Match``): when the fixture is at
+    another, someone wrote first and the edit is refused with ``FixtureVersionConflict``,
+    even if it would change nothing."""
     unknown = set(changes) - set(AMENDABLE)
     if unknown:
         raise ValidationError(f"Not amendable here: {', '.join(sorted(unknown))}.")
     if not reason:
         raise ValidationError({"reason": "An amendment needs a reason."})
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     changed = {}
     for name, value in changes.items():
         old = getattr(fixture, name)
@@ -342,11 +363,14 @@ def fixture_amend(
     return fixture
 
 
-def _set_pins(fixture: Fixture, fields: list[str], actor: Actor, *, pin: bool) -> Fixture:
+def _set_pins(
+    fixture: Fixture, fields: list[str], actor: Actor, *, pin: bool, expected_version: int | None
+) -> Fixture:
     unknown = set(fields) - set(PINNABLE)
     if unknown:
         raise ValidationError(f"Not pinnable: {', '.join(sorted(unknown))}.")
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     current = set(fixture.pinned)
     new = current | set(fields) if pin else current - set(fields)
     if new == current:
@@ -372,23 +396,38 @@ def _set_pins(fixture: Fixture, fields: list[str], actor: Actor, *, pin: bool) -
 
 
 @transaction.atomic
-def fixture_pin(*, fixture: Fixture, fields: list[str], actor: Actor) -> Fixture:
-    """Mark fields as set by a person: imports and recomputes leave them alone."""
-    return _set_pins(fixture, fields, actor, pin=True)
+def fixture_pin(
+    *, fixture: Fixture, fields: list[str], actor: Actor, expected_version: int | None = None
+) -> Fixture:
+    """Mark fields as set by a person: imports and recomputes leave them alone. Holds the
+    fixture's row lock; ``expected_version`` as in ``fixture_amend``."""
+    return _set_pins(fixture, fields, actor, pin=True, expected_version=expected_version)
 
 
 @transaction.atomic
-def fixture_unpin(*, fixture: Fixture, fields: list[str], actor: Actor) -> Fixture:
-    return _set_pins(fixture, fields, actor, pin=False)
+def fixture_unpin(
+    *, fixture: Fixture, fields: list[str], actor: Actor, expected_version: int | None = None
+) -> Fixture:
+    """Hand fields back to imports and recomputes; as ``fixture_pin``."""
+    return _set_pins(fixture, fields, actor, pin=False, expected_version=expected_version)
 
 
 @transaction.atomic
-def fixture_merge(*, loser: Fixture, survivor: Fixture, actor: Actor, reason: str) -> Fixture:
+def fixture_merge(
+    *,
+    loser: Fixture,
+    survivor: Fixture,
+    actor: Actor,
+    reason: str,
+    expected_version: int | None = None,
+) -> Fixture:
     """Point ``loser`` at ``survivor`` (merge, never delete): the loser's row and its log
-    stay, its external ids resolve to the survivor through the chain."""
+    stay, its external ids resolve to the survivor through the chain. Holds both rows'
+    locks; ``expected_version`` is the loser's, the row the merge writes."""
     loser, survivor = lock_merge_pair(
         Fixture, loser=loser, survivor=survivor, note=reason, note_field="reason"
     )
+    fixture_version_check(loser, expected_version)
     if loser.sport_id != survivor.sport_id:
         raise ValidationError("Only fixtures of one sport can be merged.")
     loser.merged_into = survivor
@@ -401,151 +440,3 @@ def fixture_merge(*, loser: Fixture, survivor: Fixture, actor: Actor, reason: st
             fixture=subject, event_type="fixture.merge", actor=actor, unit="record", payload=payload
         )
     return survivor
-
-
-# --- commands through the sport's plugin ----------------------------------------------
-
-
-def _plugin_and_codes(fixture: Fixture) -> tuple[SportPlugin, dict[str, Any]]:
-    definition = fixture.definition_version or definition_for(fixture.sport)
-    if definition is None:
-        raise ValidationError(f"{fixture.sport} has no definition, so it takes no commands.")
-    return get_plugin(definition.plugin), definition.status_codes or {}
-
-
-def effective_items(fixture: Fixture, prefix: str) -> list[TimelineItem]:
-    """The log as it now stands: voided items dropped, and a correction standing in the
-    place of the item it supersedes."""
-    items = list(
-        TimelineItem.objects.filter(fixture=fixture, event_type__startswith=f"{prefix}.").order_by(
-            "seq"
-        )
-    )
-    by_id = {i.pk: i for i in items}
-    replaced: dict[int, TimelineItem] = {}
-    for item in items:
-        if item.supersedes_id and item.status != TimelineStatus.VOIDED:
-            root = item.supersedes_id
-            while (above := by_id.get(root)) is not None and above.supersedes_id:
-                root = above.supersedes_id
-            replaced[root] = item
-    effective = []
-    for item in items:
-        if item.supersedes_id or item.status == TimelineStatus.VOIDED:
-            continue
-        effective.append(replaced.get(item.pk, item))
-    return [i for i in effective if i.status != TimelineStatus.VOIDED]
-
-
-@transaction.atomic
-def fixture_command(
-    *,
-    fixture: Fixture,
-    command: str,
-    payload: dict[str, Any],
-    actor: Actor,
-    idempotency_key: str | None = None,
-    source_code: str | None = None,
-) -> TimelineItem:
-    """Validate a command against the sport's plugin and definition, append it to the log
-    and rebuild everything derived from the log. A resent command (same idempotency key)
-    returns the first item and changes nothing."""
-    plugin, codes = _plugin_and_codes(fixture)
-    plugin.validate_payload(command, payload)
-    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
-    if idempotency_key is not None:
-        existing = TimelineItem.objects.filter(
-            fixture=fixture, source_code=source_code, idempotency_key=idempotency_key
-        ).first()
-        if existing is not None:
-            return existing
-    competitors = list(fixture.competitors.all())
-    state = plugin.fold(
-        fixture, competitors, effective_items(fixture, plugin.key), codes
-    ).scoreboard
-    plugin.check(fixture, competitors, command, payload, state, codes)
-    participant_ids = [pid for pid, _ in plugin.participants(competitors, command, payload)]
-    known = {str(p.pk): p for p in Participant.objects.filter(pk__in=participant_ids)}
-    missing = [pid for pid in participant_ids if str(pid) not in known]
-    if missing:
-        raise ValidationError({"payload": [f"No participant {pid}." for pid in missing]})
-    item = timeline_append(
-        fixture=fixture,
-        event_type=f"{plugin.key}.{command}",
-        actor=actor,
-        payload=payload,
-        source_code=source_code,
-        idempotency_key=idempotency_key,
-        participants=[
-            (known[str(pid)], role)
-            for pid, role in plugin.participants(competitors, command, payload)
-        ],
-    )
-    fixture_rebuild(fixture=fixture)
-    return item
-
-
-@transaction.atomic
-def fixture_rebuild(*, fixture: Fixture) -> Fixture:
-    """Fold the fixture's log into its scoreboard, status, result, competitor results and
-    stat lines. Pinned fields (on the fixture or a competitor) are left as a person set
-    them. Running it twice gives identical rows."""
-    plugin, codes = _plugin_and_codes(fixture)
-    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
-    competitors = list(fixture.competitors.all())
-    fold = plugin.fold(fixture, competitors, effective_items(fixture, plugin.key), codes)
-    last_seq = fixture.last_seq
-
-    Scoreboard.objects.update_or_create(
-        fixture=fixture, defaults={"state": fold.scoreboard, "seq": last_seq}
-    )
-    pinned = set(fixture.pinned)
-    updates: dict[str, Any] = {"live_state": fold.scoreboard}
-    if fold.status and "status" not in pinned:
-        updates["status"] = fold.status
-    if "result" not in pinned:
-        updates["result"] = fold.result
-    if fold.results_official is not None and "results_official" not in pinned:
-        updates["results_official"] = fold.results_official
-    Fixture.objects.filter(pk=fixture.pk).update(**updates)
-
-    for competitor in competitors:
-        outcome = fold.competitors.get(competitor.pk)
-        if outcome is None:
-            continue
-        values = {
-            "rank": outcome.rank,
-            "result_status": outcome.result_status or competitor.result_status,
-            "status_code": outcome.status_code or "",
-            "result": outcome.result,
-        }
-        changed = [
-            k
-            for k, v in values.items()
-            if k not in competitor.pinned and getattr(competitor, k) != v
-        ]
-        if changed:
-            for k in changed:
-                setattr(competitor, k, values[k])
-            competitor.save(update_fields=[*changed, "updated_at"])
-
-    day = fixture_day(fixture)
-    StatLine.objects.filter(fixture=fixture).delete()
-    StatLine.objects.bulk_create(
-        [
-            StatLine(
-                fixture=fixture,
-                subject_id=line.subject_id,
-                subject_role=line.subject_role,
-                segment=line.segment,
-                occurred_on=day,
-                values=line.values,
-                sport_id=fixture.sport_id,
-                competition_id=fixture.competition_id,
-                format_code=fixture.format_code,
-            )
-            for line in fold.stat_lines
-        ]
-    )
-    fixture.refresh_from_db()
-    return fixture

@@ -34,7 +34,7 @@ from sports.models import (
 from sports.plugins.base import fixture_day
 from sports.querysets import follow_merges
 from sports.results import head_to_head_outcomes
-from sports.services.common import Actor, actor_user, audit_person
+from sports.services.common import Actor, actor_user, audit_person, fixture_version_check
 from sports.services.fixtures import CompetitorSpec, _create_competitors, fixture_create
 from sports.services.participants import external_id_link
 from sports.services.timeline import timeline_append
@@ -108,18 +108,26 @@ def fixture_import(
     competitors: list[CompetitorSpec],
     submission: Submission,
     actor: Actor,
+    expected_version: int | None = None,
 ) -> ImportedFixture:
     """Create the fixture a source row describes, or bring an existing one up to date.
 
     The source's id lives only in the external-id map. On an existing fixture every field
     in ``values`` is written unless a person pinned it; sides are set only on a fixture that
     has none (changing sides is a person's amendment). ``first_seen_in`` is set once.
+    An existing fixture is written under its row lock; ``expected_version`` is checked
+    there (``FixtureVersionConflict``), and a fixture not yet created is at version 0.
     """
     unknown = set(values) - set(IMPORTABLE)
     if unknown:
         raise ValidationError(f"Not importable: {', '.join(sorted(unknown))}.")
     fixture = fixture_by_external_id(source_code, external_id)
     if fixture is None:
+        if expected_version not in (None, 0):
+            raise ValidationError(
+                f"No fixture {source_code}:{external_id} exists yet, so it is at no version "
+                f"{expected_version}."
+            )
         fixture = fixture_create(
             competition=competition,
             code=code,
@@ -140,6 +148,7 @@ def fixture_import(
         return ImportedFixture(fixture=fixture, created=True)
 
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     pinned = set(fixture.pinned)
     changed = {}
     for name, value in values.items():
@@ -209,12 +218,15 @@ def fixture_results_record(
     status: str | None = None,
     outcome: dict[str, Any] | None = None,
     source_code: str | None = None,
+    expected_version: int | None = None,
 ) -> bool:
     """Write results onto the fixture's top-level competitors (keyed by competitor id),
     then its status and result document, then rebuild its result lines. Pinned fields are
     skipped; when nothing differs nothing is written. Returns whether anything changed.
-    Holds the fixture's row lock."""
+    Holds the fixture's row lock; ``expected_version`` is checked under it
+    (``FixtureVersionConflict``)."""
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     competitors = {c.pk: c for c in fixture.competitors.filter(parent__isnull=True)}
     definition = fixture.definition_version
     allowed = {"DNS", "DNF", "DSQ", *((definition.status_codes or {}) if definition else {})}
@@ -265,11 +277,14 @@ def fixture_results_record(
         fixture_fields["status"] = status
     if outcome is not None and "result" not in pinned and fixture.result != outcome:
         fixture_fields["result"] = outcome
-    if fixture_fields:
+    if fixture_fields or changes:
+        # A changed result is a new version of the fixture even when only its sides
+        # changed, so a writer holding the old version is refused rather than overwriting.
         for k, v in fixture_fields.items():
             setattr(fixture, k, v)
         fixture.version += 1
         fixture.save(update_fields=[*fixture_fields, "version", "updated_at"])
+    if fixture_fields:
         changes["fixture"] = fixture_fields
     lines_changed = result_lines_rebuild(fixture=fixture)
     if not changes and not lines_changed:
@@ -425,15 +440,22 @@ def competitor_for(fixture: Fixture, participant_id: uuid.UUID) -> FixtureCompet
 
 @transaction.atomic
 def fixture_award(
-    *, fixture: Fixture, winner: FixtureCompetitor, actor: Actor, reason: str
+    *,
+    fixture: Fixture,
+    winner: FixtureCompetitor,
+    actor: Actor,
+    reason: str,
+    expected_version: int | None = None,
 ) -> Fixture:
     """Record an awarded result (a walkover, a forfeit) decided by a person: the winner
     ranks 1 with win method AWARDED, the other side 2. The ranks and win method are pinned
-    so a re-import keeps the decision; the fixture's result says it was awarded."""
+    so a re-import keeps the decision; the fixture's result says it was awarded. Holds the
+    fixture's row lock; ``expected_version`` is checked under it."""
 
     if not reason:
         raise ValidationError({"reason": "An awarded result needs a reason."})
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    fixture_version_check(fixture, expected_version)
     sides = list(fixture.competitors.filter(parent__isnull=True))
     if len(sides) != 2 or winner.pk not in {s.pk for s in sides}:
         raise ValidationError("Only a side of this two-sided fixture can be awarded the match.")

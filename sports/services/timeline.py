@@ -21,7 +21,7 @@ from sports.models import (
     TimelineItem,
     TimelineStatus,
 )
-from sports.services.common import Actor, actor_label
+from sports.services.common import Actor, actor_label, fixture_version_check
 
 
 def _stream(kind: str, subject_id: uuid.UUID) -> LedgerStream:
@@ -48,12 +48,19 @@ def timeline_append(
     idempotency_key: str | None = None,
     participants: Iterable[tuple[Participant, str]] = (),
     supersedes: TimelineItem | None = None,
+    expected_version: int | None = None,
+    moves_version: bool = False,
 ) -> TimelineItem:
     """Append one item to the subject's log and return it.
 
     Holds the subject's row lock (the fixture row, or the competition's stream row) from the
     idempotency check to the insert, so positions are gap-free and ordered and a resent
     command with the same ``idempotency_key`` returns the first item instead of writing.
+    ``expected_version`` (a fixture's only) is compared under that lock: another version
+    refuses the append with ``FixtureVersionConflict``. The append leaves the version to
+    the write it belongs to, unless that write says the append is where its fixture's
+    version moves on (``moves_version``: a write to rows beside the fixture, such as a
+    delivery correction, in the same update as the position).
     """
     if fixture is not None and competition is None:
         kind, subject_id = SubjectKind.FIXTURE, fixture.pk
@@ -66,8 +73,15 @@ def timeline_append(
     # The lock that orders writers: taken before the idempotency check so that two copies of
     # one command cannot both pass it.
     if fixture is not None:
-        Fixture.objects.select_for_update().filter(pk=fixture.pk).values_list("pk").get()
+        version = (
+            Fixture.objects.select_for_update()
+            .filter(pk=fixture.pk)
+            .values_list("version", flat=True)
+            .get()
+        )
     else:
+        if expected_version is not None:
+            raise ValidationError("Only a fixture's log is written against a version.")
         LedgerStream.objects.select_for_update().filter(pk=stream.pk).values_list("pk").get()
 
     if idempotency_key is not None:
@@ -75,18 +89,24 @@ def timeline_append(
             stream=stream, source_code=source_code, idempotency_key=idempotency_key
         ).first()
         if existing is not None:
-            return existing
+            return existing  # a resend, whatever version it names
+    if fixture is not None and expected_version is not None and version != expected_version:
+        fixture.version = version
+        fixture_version_check(fixture, expected_version)
 
     table = Fixture._meta.db_table if fixture is not None else LedgerStream._meta.db_table
     row_id = fixture.pk if fixture is not None else stream.pk
+    bump = ", version = version + 1" if moves_version and fixture is not None else ""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq",  # noqa: S608
+            f"UPDATE {table} SET last_seq = last_seq + 1{bump} WHERE id = %s RETURNING last_seq",  # noqa: S608
             [row_id],
         )
         (seq,) = cursor.fetchone()
     if fixture is not None:
         fixture.last_seq = seq
+        if bump:
+            fixture.version = version + 1
 
     item = TimelineItem.objects.create(
         stream=stream,
@@ -166,28 +186,3 @@ def timeline_open(
         return items
     stream.save(force_insert=True)
     return TimelineItem.objects.bulk_create(items)
-
-
-@transaction.atomic
-def timeline_void(*, item: TimelineItem, actor: Actor, reason: str) -> TimelineItem:
-    """Void an item: the only change the append-only trigger allows. The voiding itself is
-    logged as a new item, so the log says who voided what and why."""
-    if not reason:
-        raise ValidationError({"reason": "Voiding a log item needs a reason."})
-    locked = TimelineItem.objects.select_for_update().get(pk=item.pk)
-    if locked.status != TimelineStatus.ACTIVE:
-        raise ValidationError(f"Item {item.pk} is {locked.status}; only an active item is voided.")
-    locked.status = TimelineStatus.VOIDED
-    locked.save(update_fields=["status"])
-    subject = (
-        {"fixture": locked.fixture}
-        if locked.fixture_id
-        else {"competition": Competition.objects.get(pk=locked.stream.subject_id)}
-    )
-    timeline_append(
-        event_type="timeline.void",
-        actor=actor,
-        payload={"voided": locked.pk, "seq": locked.seq, "reason": reason},
-        **subject,
-    )
-    return locked

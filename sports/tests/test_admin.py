@@ -348,10 +348,12 @@ def test_a_fixture_change_without_a_reason_is_refused(console, match):
 def test_a_fixture_change_made_on_a_stale_page_is_refused(console, match):
     stale = _amend_payload(console, match, name="Late edit", reason="typo")
     fixture_amend(fixture=match, changes={"name": "Meanwhile"}, reason="other editor", actor="t")
-    response = console.post(f"{FIXTURES}{match.pk}/change/", stale)
-    assert response.status_code == 200
-    assert "changed since you opened it" in response.content.decode()
+    response = console.post(f"{FIXTURES}{match.pk}/change/", stale, follow=True)
+    # The service refuses it under the fixture's row lock; the page reloads with the news.
+    assert response.redirect_chain[-1][0].endswith(f"{match.pk}/change/")
+    assert "changed since version 0: it is now at version 1" in response.content.decode()
     assert fresh(match).name == "Meanwhile"
+    assert FixtureAmendment.objects.filter(fixture=match).count() == 1
 
 
 def test_adding_a_fixture_goes_through_the_service(console, tree):

@@ -1,14 +1,22 @@
 """Concurrent writers on real PostgreSQL connections (one per thread)."""
 
 import threading
+import time
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 
-from sports.models import Competition, TimelineItem
-from sports.services import competition_create, competition_move, timeline_append
-from sports.tests.factories import FixtureFactory, SportFactory
+from sports.models import Competition, Fixture, FixtureAmendment, TimelineItem
+from sports.services import (
+    competition_create,
+    competition_move,
+    fixture_amend,
+    fixture_create,
+    timeline_append,
+)
+from sports.services.common import FixtureVersionConflict
+from sports.tests.factories import CompetitionFactory, FixtureFactory, FootballFactory, SportFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -112,3 +120,125 @@ def test_check_trees_reports_a_damaged_node():
 
     with pytest.raises(CommandError, match="1 competition node"):
         call_command("check_trees")
+
+
+def _football_match():
+    league = CompetitionFactory(sport=FootballFactory(), code="league")
+    return fixture_create(competition=league, code="m1", name="", actor="t")
+
+
+def _someone_waits_for_a_row_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+def test_a_writer_with_the_old_version_waits_for_the_lock_then_gets_a_conflict():
+    fixture = _football_match()
+    written, release = threading.Event(), threading.Event()
+    outcome = {}
+
+    def first():
+        try:
+            with transaction.atomic():
+                fixture_amend(
+                    fixture=fixture,
+                    changes={"name": "A"},
+                    reason="a",
+                    actor="a",
+                    expected_version=0,
+                )
+                written.set()
+                release.wait(timeout=30)  # holds the row lock until the test lets go
+        finally:
+            connection.close()
+
+    def second():
+        try:
+            fixture_amend(
+                fixture=fixture, changes={"name": "B"}, reason="b", actor="b", expected_version=0
+            )
+            outcome["second"] = "applied"
+        except FixtureVersionConflict as conflict:
+            outcome["second"] = conflict
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert written.wait(timeout=30)
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    # The second writer read version 0 too; it must block on the row lock, not pass a
+    # check made before it.
+    for _ in range(600):
+        if _someone_waits_for_a_row_lock():
+            break
+        time.sleep(0.05)
+    assert _someone_waits_for_a_row_lock()
+    release.set()
+    holder.join(timeout=30)
+    waiter.join(timeout=30)
+
+    conflict = outcome["second"]
+    assert isinstance(conflict, FixtureVersionConflict)
+    assert (conflict.expected, conflict.current) == (0, 1)
+    row = Fixture.objects.get(pk=fixture.pk)
+    assert (row.name, row.version) == ("A", 1)
+    assert FixtureAmendment.objects.filter(fixture=fixture).count() == 1
+
+
+def test_twenty_writers_holding_one_version_one_wins_and_nineteen_get_a_conflict():
+    fixture = _football_match()
+    won, refused = [], []
+
+    def write(index):
+        try:
+            fixture_amend(
+                fixture=fixture,
+                changes={"name": f"writer {index}"},
+                reason="race",
+                actor=f"writer-{index}",
+                expected_version=0,
+            )
+            won.append(index)
+        except FixtureVersionConflict as conflict:
+            refused.append((conflict.expected, conflict.current))
+
+    assert _run_concurrently(20, write) == []
+    assert len(won) == 1
+    assert refused == [(0, 1)] * 19
+    row = Fixture.objects.get(pk=fixture.pk)
+    assert (row.name, row.version) == (f"writer {won[0]}", 1)
+    assert FixtureAmendment.objects.filter(fixture=fixture).count() == 1
+
+
+def test_twenty_read_modify_write_writers_lose_no_update():
+    fixture = _football_match()
+    conflicts = []
+
+    def write(index):
+        # Read, change, write against the version read; on a conflict read again.
+        for _ in range(500):
+            name, version = Fixture.objects.values_list("name", "version").get(pk=fixture.pk)
+            try:
+                fixture_amend(
+                    fixture=fixture,
+                    changes={"name": f"{name} w{index}".strip()},
+                    reason="append my token",
+                    actor=f"writer-{index}",
+                    expected_version=version,
+                )
+                return
+            except FixtureVersionConflict:
+                conflicts.append(index)
+        raise AssertionError(f"writer {index} never got its turn")
+
+    assert _run_concurrently(20, write) == []
+    row = Fixture.objects.get(pk=fixture.pk)
+    assert sorted(row.name.split()) == sorted(f"w{i}" for i in range(20))
+    assert row.version == 20
+    assert FixtureAmendment.objects.filter(fixture=fixture).count() == 20

@@ -90,6 +90,32 @@ def test_timeline_item_status_may_flip_from_active_to_voided_only():
     )
 
 
+def test_a_superseded_item_never_flips_again():
+    item = timeline_append(fixture=FixtureFactory(), event_type="x.y", actor="integration:test")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE sports_timelineitem SET status = 'SUPERSEDED' WHERE id = %s", [item.pk]
+        )
+    assert TimelineItem.objects.get(pk=item.pk).status == TimelineStatus.SUPERSEDED
+    for status in ("ACTIVE", "VOIDED", "CORRECTED"):
+        assert "timeline_item_status_flip" in _refused(
+            "UPDATE sports_timelineitem SET status = %s WHERE id = %s", [status, item.pk]
+        )
+
+
+def test_a_correction_may_be_voided_or_superseded():
+    fixture = FixtureFactory()
+    first = timeline_append(fixture=fixture, event_type="x.y", actor="integration:test")
+    correction = timeline_append(
+        fixture=fixture, event_type="x.y", actor="integration:test", supersedes=first
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE sports_timelineitem SET status = 'VOIDED' WHERE id = %s", [correction.pk]
+        )
+    assert TimelineItem.objects.get(pk=correction.pk).status == TimelineStatus.VOIDED
+
+
 def test_amendments_are_insert_only():
     fixture = FixtureFactory()
     amendment = FixtureAmendment.objects.create(
