@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from ingest.cricsheet.validate import _check_delivery, _Checker, _plain_and_valid
+from ingest.cricsheet.checks import Checker
+from ingest.cricsheet.validate import _check_delivery, _plain_and_valid
 from omnium.testing import REPO_ROOT
 
 PEOPLE = {"A Batter": "aaaa0001", "B Batter": "aaaa0002", "X Bowler": "bbbb0001", " ": "cccc"}
@@ -20,7 +21,7 @@ PLAIN = {
 
 
 def _full_rules_problems(delivery, people=PEOPLE, teams=("Home", "Away")):
-    checker = _Checker()
+    checker = Checker()
     _check_delivery(checker, delivery, "$.d", people, list(teams))
     return checker.problems
 
