@@ -112,19 +112,15 @@ def iter_sources(paths: Iterable[str | Path]) -> Iterator[tuple[str, bytes]]:
             for child in sorted(path.rglob("*")):
                 if child.is_file() and _readable(child.name):
                     yield from iter_sources([child])
-        elif name.endswith(".zip"):
-            with zipfile.ZipFile(path) as archive:
-                for member in sorted(archive.namelist()):
-                    if member.lower().endswith(".json"):
-                        yield f"{path.name}:{member}", archive.read(member)
-        elif name.endswith((".tar.gz", ".tgz", ".tar")):
-            with tarfile.open(path, "r|*") as archive:
-                for entry in archive:
-                    if entry.isfile() and entry.name.lower().endswith(".json"):
-                        # A regular file's entry always has a reader.
-                        handle = archive.extractfile(entry)
-                        if handle is not None:
-                            yield f"{path.name}:{entry.name}", handle.read()
+        elif name.endswith((".zip", ".tar.gz", ".tgz", ".tar")):
+            try:
+                yield from _archive_members(path)
+            except _UNREADABLE_ARCHIVE as exc:
+                # The members read before the fault were handed on; the rest are lost.
+                raise CricsheetRejected(
+                    str(path),
+                    [Problem("(archive)", "archive", f"cannot be read past this point: {exc}")],
+                ) from None
         elif name.endswith(".json"):
             yield str(path), path.read_bytes()
         else:
@@ -132,6 +128,28 @@ def iter_sources(paths: Iterable[str | Path]) -> Iterator[tuple[str, bytes]]:
                 str(path),
                 [Problem("(file)", "file-type", "is not a .json file, a directory or an archive")],
             )
+
+
+# What a corrupt or truncated archive raises while it is read.
+_UNREADABLE_ARCHIVE = (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, OSError)
+
+
+def _archive_members(path: Path) -> Iterator[tuple[str, bytes]]:
+    """(archive:member, bytes) of an archive's JSON members: a .zip in name order, a tar
+    read as a stream (never unpacked to disk)."""
+    if path.name.lower().endswith(".zip"):
+        with zipfile.ZipFile(path) as archive:
+            for member in sorted(archive.namelist()):
+                if member.lower().endswith(".json"):
+                    yield f"{path.name}:{member}", archive.read(member)
+        return
+    with tarfile.open(path, "r|*") as archive:
+        for entry in archive:
+            if entry.isfile() and entry.name.lower().endswith(".json"):
+                # A regular file's entry always has a reader.
+                handle = archive.extractfile(entry)
+                if handle is not None:
+                    yield f"{path.name}:{entry.name}", handle.read()
 
 
 def _readable(name: str) -> bool:
@@ -149,8 +167,11 @@ def count_sources(paths: Iterable[str | Path]) -> int | None:
                 return None
             total += len(inner)
         elif path.name.lower().endswith(".zip"):
-            with zipfile.ZipFile(path) as archive:
-                total += sum(1 for m in archive.namelist() if m.lower().endswith(".json"))
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    total += sum(1 for m in archive.namelist() if m.lower().endswith(".json"))
+            except _UNREADABLE_ARCHIVE:  # the import names the fault
+                return None
         elif path.name.lower().endswith(".json"):
             total += 1
         else:
@@ -255,8 +276,11 @@ class Importer:
                     if progress:
                         progress(result)
                 self._refresh_statistics()
-        except CricsheetRejected as exc:  # a path that is not a match file at all
-            self.summary.add(MatchResult(exc.filename, Outcome.REJECTED, error=str(exc)))
+        except CricsheetRejected as exc:  # a path that is not a match file, a corrupt archive
+            result = MatchResult(exc.filename, Outcome.REJECTED, error=str(exc))
+            self.summary.add(result)
+            if progress:  # the command says why, as for any rejected file
+                progress(result)
         finally:
             self.known = None
             _synchronous_commit(True)
@@ -343,7 +367,10 @@ class Importer:
                 inbox.cancel_join_thread()
                 inbox.close()
         for exc in unreadable:
-            self.summary.add(MatchResult(exc.filename, Outcome.REJECTED, error=str(exc)))
+            result = MatchResult(exc.filename, Outcome.REJECTED, error=str(exc))
+            self.summary.add(result)
+            if progress:
+                progress(result)
         if failures:
             raise RuntimeError("import worker failed:\n" + "\n".join(failures))
 

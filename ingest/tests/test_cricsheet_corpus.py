@@ -4,7 +4,10 @@ imported through the real command it exits non-zero, says why, and changes no ro
 table but the record of its own run."""
 
 import copy
+import io
 import json
+import tarfile
+import zipfile
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -145,3 +148,42 @@ def test_each_corpus_file_through_the_command_exits_non_zero_naming_its_rule_cha
     assert all(
         job.result.get("rejected") == 1 for job in Job.objects.order_by("-created_at")[: len(files)]
     )
+
+
+def _corrupt_archives(directory) -> list:
+    good = directory / "good.tar.gz"
+    with tarfile.open(good, "w:gz") as archive:
+        for n in range(3):
+            info = tarfile.TarInfo(f"99100{n}.json")
+            info.size = len(valid_bytes())
+            archive.addfile(info, io.BytesIO(valid_bytes()))
+    truncated = directory / "truncated.tar.gz"
+    truncated.write_bytes(good.read_bytes()[:200])
+    not_zip = directory / "not.zip"
+    not_zip.write_bytes(b"PK\x03\x04 this is no zip archive")
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("991010.json", valid_bytes())
+    damaged = bytearray(zipped.getvalue())
+    damaged[60:80] = b"\xff" * 20  # inside the deflated member
+    bad_member = directory / "bad_member.zip"
+    bad_member.write_bytes(bytes(damaged))
+    return [truncated, not_zip, bad_member]
+
+
+@pytest.mark.django_db
+def test_a_corrupt_archive_is_refused_by_the_command_naming_it_and_the_archive_rule(
+    tmp_path, capsys
+):
+    seed_dismissal_kinds()
+    archives = _corrupt_archives(tmp_path)
+    before = _row_counts()
+    for archive in archives:
+        with pytest.raises(CommandError, match="1 file"):
+            call_command("import_cricsheet", str(archive), "--strict", verbosity=0)
+        said = capsys.readouterr().err
+        assert f"{archive}: (archive): cannot be read" in said and "[archive]" in said, said
+    after = _row_counts()
+    assert {t: n - before[t] for t, n in after.items() if n != before[t]} == {
+        Job._meta.db_table: len(archives)
+    }
