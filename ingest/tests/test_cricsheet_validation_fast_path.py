@@ -58,6 +58,10 @@ BROKEN = [
     _broken(extras=KeyError),
     _broken(actual_delivery=""),
     _broken(surprise=1),
+    _broken(runs__boundary=True),
+    _broken(runs__batter=40, runs__total=42),
+    _broken(extras={"penalty": 31}, runs__extras=31, runs__total=32),
+    _broken(actual_delivery="0.1" + "x" * 14),
     "not an object",
 ]
 
