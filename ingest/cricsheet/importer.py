@@ -149,7 +149,7 @@ def iter_sources(paths: Iterable[str | Path]) -> Iterator[tuple[str, bytes]]:
             ) from None
         except ArchiveRefused as exc:
             raise CricsheetRejected(
-                exc.where, [Problem("(file)", "unreadable", exc.reason)]
+                exc.where, [Problem("(archive)", "archive", f"cannot be read: {exc.reason}")]
             ) from None
 
 

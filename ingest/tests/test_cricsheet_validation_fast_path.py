@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from ingest.cricsheet.validate import _check_delivery, _Checker, _plain_and_valid
+from ingest.cricsheet.checks import Checker
+from ingest.cricsheet.validate import _check_delivery, _plain_and_valid
 from omnium.testing import REPO_ROOT
 
 PEOPLE = {"A Batter": "aaaa0001", "B Batter": "aaaa0002", "X Bowler": "bbbb0001", " ": "cccc"}
@@ -20,7 +21,7 @@ PLAIN = {
 
 
 def _full_rules_problems(delivery, people=PEOPLE, teams=("Home", "Away")):
-    checker = _Checker()
+    checker = Checker()
     _check_delivery(checker, delivery, "$.d", people, list(teams))
     return checker.problems
 
@@ -57,6 +58,10 @@ BROKEN = [
     _broken(extras=KeyError),
     _broken(actual_delivery=""),
     _broken(surprise=1),
+    _broken(runs__boundary=True),
+    _broken(runs__batter=40, runs__total=42),
+    _broken(extras={"penalty": 31}, runs__extras=31, runs__total=32),
+    _broken(actual_delivery="0.1" + "x" * 14),
     "not an object",
 ]
 
