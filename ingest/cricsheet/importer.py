@@ -149,7 +149,7 @@ def iter_sources(paths: Iterable[str | Path]) -> Iterator[tuple[str, bytes]]:
             ) from None
         except ArchiveRefused as exc:
             raise CricsheetRejected(
-                exc.where, [Problem("(archive)", "archive", f"cannot be read: {exc.reason}")]
+                exc.where, [Problem("(archive)", "archive", exc.reason)]
             ) from None
 
 
@@ -626,15 +626,19 @@ def import_paths(
 def check_paths(paths: Iterable[str | Path]) -> list[str]:
     """Every contract problem of the files under ``paths`` (each rejected file's message, as
     an import would name it), writing nothing: what ``import_cricsheet --strict`` checks
-    before it writes any file."""
+    before it writes any file. A path refused as a whole (an archive over a limit or that
+    cannot be read) ends the check with its own rejection."""
     importer = Importer()
     rejections = []
-    for filename, raw in iter_sources(paths):
-        try:
-            document = load(raw, filename=filename, match_id=match_id_of(filename))
-            importer._check_kinds(document, filename)
-        except CricsheetRejected as exc:
-            rejections.append(str(exc))
+    try:
+        for filename, raw in iter_sources(paths):
+            try:
+                document = load(raw, filename=filename, match_id=match_id_of(filename))
+                importer._check_kinds(document, filename)
+            except CricsheetRejected as exc:
+                rejections.append(str(exc))
+    except CricsheetRejected as exc:
+        rejections.append(str(exc))
     return rejections
 
 

@@ -4,7 +4,6 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from ingest.cricsheet.importer import check_paths
-from ingest.cricsheet.validate import CricsheetRejected
 from ingest.sports_tasks import cricsheet_import
 from omnium import exitcodes
 
@@ -72,10 +71,7 @@ class Command(BaseCommand):
             raise error
 
     def _check_first(self, paths) -> None:
-        try:
-            rejections = check_paths(paths)
-        except CricsheetRejected as exc:  # a path that is no match file at all
-            raise exitcodes.refused(str(exc)) from None
+        rejections = check_paths(paths)
         for rejection in rejections:
             self.stderr.write(rejection)
         if rejections:
