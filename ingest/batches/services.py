@@ -352,13 +352,13 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
     )
     try:
         raw = item_bytes(item)
-        document = load(raw, filename=item.filename, match_id=item.source_identity)
+        # Unknown dismissal kinds are named with every other problem, in one pass.
+        document = load(raw, filename=item.filename, match_id=item.source_identity, kinds=kinds)
     except ItemBytesGone as exc:
         problems = [{"path": "(file)", "rule": "bytes-kept", "message": str(exc)}]
     except CricsheetRejected as exc:
         problems = [{"path": p.path, "rule": p.rule, "message": p.message} for p in exc.problems]
     else:
-        problems = _kind_problems(document, kinds)
         resolution = _resolve(item, document)
         if item.operation == ItemOperation.CORRECT and not problems:
             problems = _correction_problems(item, document, resolution)
@@ -423,24 +423,6 @@ def _correction_problems(
     resolution["fixture"]["changes"] = len(diff)
     resolution["fixture"]["deliveries"] = len({(d.innings, d.over, d.position) for d in diff})
     return []
-
-
-def _kind_problems(document: dict[str, Any], kinds: set[str]) -> list[dict[str, Any]]:
-    problems: list[dict[str, Any]] = []
-    for i, inning in enumerate(document["innings"]):
-        for k, over in enumerate(inning.get("overs", [])):
-            for d, delivery in enumerate(over["deliveries"]):
-                for w, wicket in enumerate(delivery.get("wickets", ())):
-                    if wicket["kind"] not in kinds:
-                        problems.append(
-                            {
-                                "path": f"$.innings[{i}].overs[{k}].deliveries[{d}]"
-                                f".wickets[{w}].kind",
-                                "rule": "dismissal-kind",
-                                "message": f"{wicket['kind']!r} is not a known dismissal kind",
-                            }
-                        )
-    return problems
 
 
 def _resolve(item: BatchItem, document: dict[str, Any]) -> dict[str, Any]:

@@ -388,12 +388,12 @@ class Importer:
         if known is not None and (known[1] == sha or _file_seen(sha)):
             return MatchResult(filename, Outcome.UNCHANGED, fixture_id=known[0])
         try:
-            document = load(raw, filename=filename, match_id=match_id)
+            # Unknown dismissal kinds are named with every other problem, in one pass.
+            document = load(raw, filename=filename, match_id=match_id, kinds=self.loader.kinds())
             if known is not None:
                 # Same match id, different bytes: the same fixture (its source_ref) with new
                 # content, applied as corrections of exactly the balls that differ.
                 return self._revise(document, raw=raw, filename=filename, sha=sha, known=known)
-            self._check_kinds(document, filename)
             loaded = self._write_match(document, raw=raw, filename=filename, sha=sha)
             fixture, deliveries = loaded.fixture, loaded.deliveries
             self.unrefreshed.append(fixture.pk)
@@ -505,24 +505,6 @@ class Importer:
             ],
         )
 
-    def _check_kinds(self, document: dict, filename: str) -> None:
-        kinds = self.loader.kinds()
-        problems = []
-        for i, inning in enumerate(document["innings"]):
-            for k, over in enumerate(inning.get("overs", [])):
-                for d, delivery in enumerate(over["deliveries"]):
-                    for w, wicket in enumerate(delivery.get("wickets", ())):
-                        if wicket["kind"] not in kinds:
-                            problems.append(
-                                Problem(
-                                    f"$.innings[{i}].overs[{k}].deliveries[{d}].wickets[{w}].kind",
-                                    "dismissal-kind",
-                                    f"{wicket['kind']!r} is not a known dismissal kind",
-                                )
-                            )
-        if problems:
-            raise CricsheetRejected(filename, problems)
-
 
 def _partition(match_id: str, workers: int) -> int:
     """The worker a match id goes to: stable across runs and processes."""
@@ -628,13 +610,12 @@ def check_paths(paths: Iterable[str | Path]) -> list[str]:
     an import would name it), writing nothing: what ``import_cricsheet --strict`` checks
     before it writes any file. A path refused as a whole (an archive over a limit or that
     cannot be read) ends the check with its own rejection."""
-    importer = Importer()
+    kinds = Importer().loader.kinds()
     rejections = []
     try:
         for filename, raw in iter_sources(paths):
             try:
-                document = load(raw, filename=filename, match_id=match_id_of(filename))
-                importer._check_kinds(document, filename)
+                load(raw, filename=filename, match_id=match_id_of(filename), kinds=kinds)
             except CricsheetRejected as exc:
                 rejections.append(str(exc))
     except CricsheetRejected as exc:

@@ -12,6 +12,7 @@ be stored at all (a NUL, an unpaired surrogate, NaN or Infinity) is refused wher
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from django.conf import settings
@@ -613,12 +614,20 @@ def _check_wickets(c: Checker, delivery: dict, path: str, people: dict[str, str]
             c.flag(fielder.get("substitute"), f"{at}.substitute")
 
 
-def load(raw: bytes, *, filename: str, match_id: str, max_bytes: int | None = None) -> dict:
+def load(
+    raw: bytes,
+    *,
+    filename: str,
+    match_id: str,
+    max_bytes: int | None = None,
+    kinds: Collection[str] | None = None,
+) -> dict:
     """Parse and validate one file; raise ``CricsheetRejected`` naming every problem.
 
     A file over ``CRICSHEET_MAX_FILE_BYTES`` (or ``max_bytes`` when given) is refused
     unparsed: JSON made of small objects takes some 25 times its size in memory once parsed
-    (the largest real match file is under 1 MB)."""
+    (the largest real match file is under 1 MB). With ``kinds`` (the dismissal kinds the
+    database knows), a wicket of another kind is one more problem of the same pass."""
     if max_bytes is None:
         limit = settings.CRICSHEET_MAX_FILE_BYTES
         if len(raw) > limit:
@@ -637,6 +646,33 @@ def load(raw: bytes, *, filename: str, match_id: str, max_bytes: int | None = No
     if document is UNPARSED:
         raise CricsheetRejected(filename, problems)
     problems += validate(document, match_id=match_id)
+    if kinds is not None:
+        problems += kind_problems(document, kinds)
     if problems:
         raise CricsheetRejected(filename, problems)
     return document
+
+
+def _items(container: Any, key: str) -> list:
+    value = container.get(key) if isinstance(container, dict) else None
+    return value if isinstance(value, list) else []
+
+
+def kind_problems(document: Any, kinds: Collection[str]) -> list[Problem]:
+    """Each wicket whose kind is not among ``kinds``, read defensively: the document may
+    break the contract elsewhere, and those problems are named beside these."""
+    problems = []
+    for i, inning in enumerate(_items(document, "innings")):
+        for k, over in enumerate(_items(inning, "overs")):
+            for d, delivery in enumerate(_items(over, "deliveries")):
+                for w, wicket in enumerate(_items(delivery, "wickets")):
+                    kind = wicket.get("kind") if isinstance(wicket, dict) else None
+                    if isinstance(kind, str) and kind not in kinds:
+                        problems.append(
+                            Problem(
+                                f"$.innings[{i}].overs[{k}].deliveries[{d}].wickets[{w}].kind",
+                                "dismissal-kind",
+                                f"{shown(kind)} is not a known dismissal kind",
+                            )
+                        )
+    return problems

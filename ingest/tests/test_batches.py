@@ -302,3 +302,16 @@ def test_a_worker_killed_mid_validation_leaves_a_lease_the_next_one_resumes_afte
     assert set(batch.items.values_list("outcome", flat=True)) == {"valid"}
     checkpoint.refresh_from_db()
     assert (checkpoint.ordinal, checkpoint.attempts, checkpoint.lease_owner) == (3, 2, "")
+
+
+def test_a_batch_item_names_an_unknown_dismissal_kind_with_its_contract_problems(submitter):
+    import json
+
+    from cricket.tests.factories import cricsheet_match
+
+    doc = cricsheet_match()
+    doc["innings"][0]["overs"][0]["deliveries"][4]["wickets"][0]["kind"] = "bitten by a dog"
+    doc["innings"][0]["overs"][0]["deliveries"][1]["extras"]["wides"] = -1
+    batch = BatchFactory(submitter=submitter, files=[("900001.json", json.dumps(doc).encode())])
+    item = services.batch_validate(batch=batch).items.get()
+    assert {problem["rule"] for problem in item.problems} >= {"dismissal-kind", "nonnegative"}

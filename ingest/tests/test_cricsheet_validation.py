@@ -262,3 +262,13 @@ def test_an_unknown_dismissal_kind_is_refused_and_nothing_is_written():
     assert result.outcome == Outcome.REJECTED
     assert "wickets[0].kind" in result.error and "[dismissal-kind]" in result.error
     assert _counts() == before
+
+
+@pytest.mark.django_db
+def test_an_unknown_dismissal_kind_is_named_with_the_contract_problems_in_one_pass():
+    doc = cricsheet_match()
+    _delivery(doc, 4)["wickets"][0]["kind"] = "bitten by a dog"
+    _delivery(doc, 1)["extras"].update(wides=-1)
+    result = Importer().import_file(_bytes(doc), filename="900001.json")
+    assert result.outcome == Outcome.REJECTED
+    assert "[dismissal-kind]" in result.error and "[nonnegative]" in result.error
