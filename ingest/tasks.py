@@ -8,7 +8,7 @@ from celery import shared_task
 from accounts.models import JobKind
 from accounts.services import job_execute, job_start
 from catalogue.collection_records import CollectionRun, Source
-from ingest.collectors.services import SourceDisabled, source_collect
+from ingest.collectors.services import SourceBusy, SourceDisabled, source_collect
 from ingest.storage import stored_objects_expire as expire
 from omnium.progress import Progress
 
@@ -36,6 +36,8 @@ def collect_outcome(source: Source, *, triggered_by: str, progress: Progress | N
         )
     except SourceDisabled as exc:
         return {"source": source.slug, "status": "disabled", "message": str(exc)}
+    except SourceBusy as exc:  # the next scheduled run collects it
+        return {"source": source.slug, "status": "busy", "message": str(exc)}
     outcome = {"source": source.slug, **run_counts(collected.run)}
     if collected.suggest_task_id is not None:
         # The suggest task the collection queued; its id is returned so a caller can follow it.

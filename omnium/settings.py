@@ -412,6 +412,9 @@ JOBS_STALE_SECONDS = env_int("JOBS_STALE_SECONDS", 300, minimum=10)
 # long ago and never started (a broker that lost it) too.
 JOBS_SEND_GRACE_SECONDS = env_int("JOBS_SEND_GRACE_SECONDS", 20, minimum=1)
 JOBS_RESEND_SECONDS = env_int("JOBS_RESEND_SECONDS", 3600, minimum=60)
+# A collection run still "running" this long after it began (its worker was killed) no
+# longer counts against its source's max_concurrency.
+COLLECT_RUN_STALE_SECONDS = env_int("COLLECT_RUN_STALE_SECONDS", 3600, minimum=60)
 # Cricket fixtures written this long ago without a statistics refresh get one from the
 # sweep (cricket.stats.refresh.statistics_sweep_unrefreshed); a live import asks sooner.
 STATISTICS_SWEEP_GRACE_SECONDS = env_int("STATISTICS_SWEEP_GRACE_SECONDS", 300, minimum=0)

@@ -29,6 +29,8 @@ from catalogue.models import Location, ObservationSourceKind
 from ingest.collectors.adapters import adapter_for, resolve_path
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError, FeedRow, Rejection, safe_payload, safe_text
+from ingest.collectors.politeness import SourceBusy as SourceBusy
+from ingest.collectors.politeness import run_start
 from omnium.progress import ProgressCallback
 
 
@@ -352,11 +354,11 @@ def _collect(
         raise FeedError(file_path, "file", "does not exist", reason="no_file")
     carries_prices = adapter.carries_prices(source.mapping)
 
-    run = CollectionRun.objects.create(
+    # The source's politeness: its concurrency limit and the delay between runs.
+    run = run_start(
         source=source,
         file_name=file_path.name,
         file_sha256=file_sha256(file_path),
-        started_at=timezone.now(),
         fx_source="catalogue FxRate table",
         fx_fetched_at=timezone.now(),
         triggered_by=triggered_by[:200],

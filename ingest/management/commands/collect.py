@@ -11,7 +11,12 @@ from accounts.services import job_execute, job_start
 from catalogue.collection_records import Source
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError
-from ingest.collectors.services import SourceDisabled, source_collect, source_register_builtin
+from ingest.collectors.services import (
+    SourceBusy,
+    SourceDisabled,
+    source_collect,
+    source_register_builtin,
+)
 from ingest.tasks import run_counts
 from omnium import exitcodes
 
@@ -65,6 +70,8 @@ class Command(BaseCommand):
         except SourceDisabled as exc:
             self.stdout.write(str(exc))
             return
+        except SourceBusy as exc:
+            raise CommandError(str(exc)) from exc
         except FeedError as exc:
             raise exitcodes.refused(str(exc)) from exc
         except ValidationError as exc:
