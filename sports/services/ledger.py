@@ -24,6 +24,7 @@ from sports.models import (
     Participant,
     Scoreboard,
     StatLine,
+    StatTable,
     TimelineItem,
     TimelineStatus,
 )
@@ -342,5 +343,11 @@ def _rebuild(fixture: Fixture, *, written: bool) -> Fixture:
             for line in fold.stat_lines
         ]
     )
+    # The cached tables that fold over this fixture go in the same transaction; the next
+    # read folds them afresh from the rebuilt lines.
+    if fixture.competition is not None:
+        StatTable.objects.filter(
+            competition__in=fixture.competition.get_ancestors(include_self=True)
+        ).delete()
     fixture.refresh_from_db()
     return fixture

@@ -253,3 +253,14 @@ def test_a_log_with_voids_and_corrections_folds_to_the_boards_of_one_without_the
 
     assert board(messy) == board(clean)
     assert TimelineItem.objects.filter(fixture=messy, status=TimelineStatus.SUPERSEDED).count() == 4
+
+
+def test_a_void_drops_the_cached_tables_that_fold_over_the_fixture(cast, match):
+    from sports.models import StatTable
+    from sports.services.tables import stat_table_rebuild
+
+    _, scored = play(match, ("start", {}), ("goal", goal(cast, "home", "striker", 10)))
+    stat_table_rebuild(node=cast["league"], kind="standings")
+    assert StatTable.objects.filter(competition=cast["league"]).exists()
+    timeline_void(item=scored, actor="editor", reason="offside")
+    assert not StatTable.objects.filter(competition=cast["league"]).exists()
