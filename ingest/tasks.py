@@ -8,6 +8,7 @@ from celery import shared_task
 from accounts.models import JobKind
 from accounts.services import job_execute, job_start
 from catalogue.collection_records import CollectionRun, Source
+from ingest.collectors.politeness import collection_runs_sweep_stale
 from ingest.collectors.services import SourceBusy, SourceDisabled, source_collect
 from ingest.storage import stored_objects_expire as expire
 from omnium.progress import Progress
@@ -73,6 +74,12 @@ def collect_enabled_sources() -> list[str]:
         )
         slugs.append(source.slug)
     return slugs
+
+
+@shared_task(name="ingest.collection_runs_sweep_stale")
+def collection_runs_sweep_stale_task() -> int:
+    """The beat entry: mark failed the collection runs whose worker was killed."""
+    return collection_runs_sweep_stale()
 
 
 @shared_task(name="ingest.stored_objects_expire")

@@ -403,6 +403,12 @@ CELERY_BEAT_SCHEDULE = {
     # Cricket fixtures written without their statistics refresh (an import killed between
     # its matches' commits and the refresh it asks for after each block): refreshed.
     "refresh-unrefreshed-fixtures": {"task": "cricket.statistics_sweep", "schedule": 60},
+    # Collection runs whose worker was killed (still running COLLECT_RUN_STALE_SECONDS
+    # after they began): marked failed.
+    "sweep-stale-collection-runs": {
+        "task": "ingest.collection_runs_sweep_stale",
+        "schedule": 600,
+    },
 }
 # Jobs (accounts.services.jobs): a running job's worker touches it every
 # JOBS_HEARTBEAT_SECONDS; one silent for JOBS_STALE_SECONDS is marked failed, worker lost.

@@ -56,3 +56,20 @@ def run_start(
             if wait > 0:
                 sleep(wait)
         return CollectionRun.objects.create(source=locked, started_at=now(), **fields)
+
+
+def collection_runs_sweep_stale(*, now: datetime | None = None) -> int:
+    """Mark failed every run still "running" ``COLLECT_RUN_STALE_SECONDS`` after it began:
+    its worker was killed, and its rows were rolled back with it (a run is one
+    transaction). The beat task ``ingest.collection_runs_sweep_stale`` runs it. Returns how
+    many were marked."""
+    now = now or timezone.now()
+    stale = timedelta(seconds=settings.COLLECT_RUN_STALE_SECONDS)
+    return CollectionRun.objects.filter(
+        status=RunStatus.RUNNING, started_at__lt=now - stale
+    ).update(
+        status=RunStatus.FAILED,
+        finished_at=now,
+        error=f"worker lost: still running {int(stale.total_seconds())} s after it began; "
+        "none of its rows was kept",
+    )

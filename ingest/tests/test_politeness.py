@@ -95,3 +95,16 @@ def test_every_collection_goes_through_the_politeness_check(source, tmp_path):
     CollectionRun.objects.create(source=source, started_at=datetime.now(UTC))  # in progress
     with pytest.raises(SourceBusy):
         source_collect(source=source, path=feed)
+
+
+def test_a_run_left_running_by_a_killed_worker_is_swept_to_failed_with_the_reason(source, settings):
+    from ingest.collectors.politeness import collection_runs_sweep_stale
+
+    clock = Clock()
+    left = run_start(source=source, now=clock.now, sleep=clock.sleep)
+    assert collection_runs_sweep_stale(now=T0 + timedelta(seconds=60)) == 0
+    later = T0 + timedelta(seconds=settings.COLLECT_RUN_STALE_SECONDS + 1)
+    assert collection_runs_sweep_stale(now=later) == 1
+    left.refresh_from_db()
+    assert left.status == RunStatus.FAILED and left.error.startswith("worker lost")
+    assert collection_runs_sweep_stale(now=later) == 0
