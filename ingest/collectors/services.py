@@ -30,7 +30,7 @@ from ingest.collectors.adapters import adapter_for, resolve_path
 from ingest.collectors.builtin import BUILTIN_SOURCES
 from ingest.collectors.feeds import FeedError, FeedRow, Rejection, safe_payload, safe_text
 from ingest.collectors.politeness import SourceBusy as SourceBusy
-from ingest.collectors.politeness import run_start
+from ingest.collectors.politeness import run_release, run_start
 from omnium.progress import ProgressCallback
 
 
@@ -368,6 +368,7 @@ def _collect(
         items = list(adapter.rows(file_path, mapping=source.mapping))
     except FeedError as exc:
         _reject_file(run, exc)
+        run_release(run)
         raise
     if progress:
         progress(0, total=len(items), step=f"collecting {file_path.name}")
@@ -389,6 +390,8 @@ def _collect(
     except Exception as exc:
         _finish(run, _Tally(), status=RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
         raise
+    finally:
+        run_release(run)
 
 
 def _reject_file(run: CollectionRun, error: FeedError) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from catalogue.collection_records import CollectionRun, RunStatus, Source
 from catalogue.tests.factories import LocationFactory
-from ingest.collectors.politeness import SourceBusy, run_start
+from ingest.collectors.politeness import SourceBusy, run_release, run_start
 from ingest.collectors.services import source_collect
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +41,12 @@ def source():
     )  # fmt: skip
 
 
+def release(run):
+    run_release(run)
+
+
 def _finish(run):
+    run_release(run)
     CollectionRun.objects.filter(pk=run.pk).update(status=RunStatus.SUCCEEDED, finished_at=T0)
 
 
@@ -81,10 +86,11 @@ def test_two_runs_at_once_are_allowed_when_the_source_allows_two(source):
     assert clock.slept == [5.0]
 
 
-def test_a_run_left_running_by_a_killed_worker_stops_counting_once_stale(source, settings):
+def test_a_run_left_running_by_a_killed_worker_does_not_count(source):
     clock = Clock()
-    run_start(source=source, now=clock.now, sleep=clock.sleep)  # never finished
-    clock.at += timedelta(seconds=settings.COLLECT_RUN_STALE_SECONDS + 1)
+    left = run_start(source=source, now=clock.now, sleep=clock.sleep)
+    release(left)  # what the end of a killed worker's session does
+    clock.at += timedelta(seconds=10)
     run_start(source=source, now=clock.now, sleep=clock.sleep)
     assert CollectionRun.objects.count() == 2
 
@@ -92,7 +98,7 @@ def test_a_run_left_running_by_a_killed_worker_stops_counting_once_stale(source,
 def test_every_collection_goes_through_the_politeness_check(source, tmp_path):
     feed = tmp_path / "feed.csv"
     feed.write_text("sku,name\nK1,Maison Eau No 1 EDT 100 ml\n", encoding="utf-8")
-    CollectionRun.objects.create(source=source, started_at=datetime.now(UTC))  # in progress
+    run_start(source=source)  # in progress
     with pytest.raises(SourceBusy):
         source_collect(source=source, path=feed)
 
@@ -102,6 +108,9 @@ def test_a_run_left_running_by_a_killed_worker_is_swept_to_failed_with_the_reaso
 
     clock = Clock()
     left = run_start(source=source, now=clock.now, sleep=clock.sleep)
+    later = T0 + timedelta(seconds=settings.COLLECT_RUN_STALE_SECONDS + 1)
+    assert collection_runs_sweep_stale(now=later) == 0  # its session is alive
+    release(left)
     assert collection_runs_sweep_stale(now=T0 + timedelta(seconds=60)) == 0
     later = T0 + timedelta(seconds=settings.COLLECT_RUN_STALE_SECONDS + 1)
     assert collection_runs_sweep_stale(now=later) == 1
