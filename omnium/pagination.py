@@ -165,6 +165,9 @@ class StableCursorPagination(_SizedPages, CursorPagination):
         return parameters
 
 
+MAX_POSITION = 2**31
+
+
 class PositionCursorPagination(_SizedPages):
     """Opaque cursors over a position, for lists computed with LIMIT/OFFSET.
 
@@ -189,7 +192,8 @@ class PositionCursorPagination(_SizedPages):
             offset = int(tokens["o"][0])
         except Exception:
             offset = -1
-        if offset < 0:
+        # No list is this long; a larger offset would overflow the database's bigint.
+        if offset < 0 or offset > MAX_POSITION:
             raise ParameterError(
                 self.cursor_query_param,
                 "This cursor is not one this list gave out.",

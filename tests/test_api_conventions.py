@@ -78,6 +78,15 @@ def test_fixtures_page_by_cursor_to_the_end_without_repeats(api, fixtures):
     assert sorted(r["id"] for r in rows) == sorted(str(f.pk) for f in fixtures)
 
 
+def test_a_position_cursor_beyond_any_list_is_a_400_not_a_database_overflow(api):
+    import base64
+
+    huge = base64.b64encode(b"o=99999999999999999999999").decode()
+    response = api.get(f"{API}/cricket/leaderboards/batting/", {"cursor": huge})
+    assert response.status_code == 400
+    assert _problem(response) == ("cursor", "invalid_cursor")
+
+
 def test_a_cursor_the_list_did_not_give_out_is_a_400(api, fixtures):
     response = api.get(f"{API}/fixtures/", {"cursor": "not-a-cursor"})
     assert response.status_code == 400
