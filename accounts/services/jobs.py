@@ -153,14 +153,10 @@ def job_start(
     return job
 
 
-def _send(job: Job) -> bool:
-    """Send ``job``'s task (its id chosen at ``job_start``) and record when the broker took
-    it. A broker that is down or slow is logged and left to ``jobs_dispatch_unsent``: the
-    request or import that asked for the work has committed and must not fail now."""
-    name = JOB_TASKS[job.kind]
-    args = [job.target] if job.target else []
-    kwargs = {"job_id": str(job.pk)}
-    options = {**job.send_options, "task_id": job.task_id}
+def _apply(name: str, args: list[Any], kwargs: dict[str, Any], options: dict[str, Any]) -> str:
+    """Send task ``name``; the reason it was not sent, or "" when the broker took it. A
+    broker that is down or slow is logged and left to ``jobs_dispatch_unsent``: whoever
+    asked for the work has committed and must not fail now."""
     try:
         # A task this process has loaded is applied as itself (so eager mode and routes
         # hold); one it has not is sent by name.
@@ -170,10 +166,23 @@ def _send(job: Job) -> bool:
         else:
             current_app.send_task(name, args=args, kwargs=kwargs, **options)
     except Exception as exc:  # kombu and redis raise many kinds; all mean "not sent"
-        logger.warning("job %s (%s) not sent, left for the dispatcher: %s", job.pk, name, exc)
-        return False
-    Job.objects.filter(pk=job.pk, sent_at__isnull=True).update(sent_at=timezone.now())
-    return True
+        logger.warning("task %s not sent, left for the dispatcher: %s", name, exc)
+        return str(exc) or type(exc).__name__
+    return ""
+
+
+def _send(job: Job) -> bool:
+    """Send ``job``'s task (its id chosen at ``job_start``) and record when the broker took
+    it."""
+    failed = _apply(
+        JOB_TASKS[job.kind],
+        [job.target] if job.target else [],
+        {"job_id": str(job.pk)},
+        {**job.send_options, "task_id": job.task_id},
+    )
+    if not failed:
+        Job.objects.filter(pk=job.pk).update(sent_at=timezone.now())
+    return not failed
 
 
 def task_enqueue(task: str, *, args: list[Any], queue: str | None = None) -> OutboxMessage:
@@ -188,22 +197,12 @@ def task_enqueue(task: str, *, args: list[Any], queue: str | None = None) -> Out
 
 
 def _send_message(message: OutboxMessage) -> bool:
-    try:
-        task = current_app.tasks.get(message.task)
-        if task is not None:
-            task.apply_async(args=tuple(message.args), **message.options)
-        else:
-            current_app.send_task(message.task, args=message.args, **message.options)
-    except Exception as exc:  # kombu and redis raise many kinds; all mean "not sent"
-        logger.warning("task %s not sent, left for the dispatcher: %s", message.task, exc)
-        OutboxMessage.objects.filter(pk=message.pk).update(
-            attempts=F("attempts") + 1, last_error=str(exc)[:500]
-        )
-        return False
+    failed = _apply(message.task, message.args, {}, message.options)
     OutboxMessage.objects.filter(pk=message.pk).update(
-        sent_at=timezone.now(), attempts=F("attempts") + 1
+        attempts=F("attempts") + 1,
+        **({"last_error": failed[:500]} if failed else {"sent_at": timezone.now()}),
     )
-    return True
+    return not failed
 
 
 def jobs_dispatch_unsent(
@@ -227,9 +226,7 @@ def jobs_dispatch_unsent(
     )
     sent = 0
     for job in due:
-        if _send(job):
-            Job.objects.filter(pk=job.pk).update(sent_at=timezone.now())
-            sent += 1
+        sent += _send(job)
     messages = OutboxMessage.objects.filter(
         sent_at__isnull=True, created_at__lt=now - grace
     ).order_by("created_at")[:limit]
