@@ -15,13 +15,24 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.urls import NoReverseMatch, reverse
 
-from search.sources import SOURCES, WORD_SIMILARITY
+from search.sources import (
+    SOURCES,
+    TERM_SIMILARITY,
+    WORD_SIMILARITY,
+    Candidate,
+    Source,
+    candidates,
+    query_terms,
+)
 
 MIN_LENGTH = 2
 MAX_LENGTH = 100
 PER_GROUP = 5
 # One group asked for on its own shows this many.
 PER_GROUP_ALONE = 50
+# The best names of each table ranked first; all of them only when too few of those are
+# public records (or they were merged into fewer).
+CANDIDATES = 100
 
 
 @dataclass(frozen=True)
@@ -115,33 +126,77 @@ def site_search(query: str, *, group: str | None = None) -> SearchAnswer:
     hit leads, and ties keep the order of ``GROUPS``. ``group`` asks for one group alone, with
     more hits. ``query`` is one ``search_query_clean`` returned.
 
-    One statement per source, in one transaction: the trigram threshold is set for it alone.
+    In one transaction (its trigram thresholds are set for it alone): one statement for the
+    query's terms, one for the names found in every table (``search_name``), then one per
+    source ranking its names into public records.
     """
     groups = [g for g in GROUPS if group is None or g.key == group]
     per_group = PER_GROUP if group is None else PER_GROUP_ALONE
+    keys = [g.key for g in groups]
     wanted = {SOURCE_OF[g.key] for g in groups}
+    sources = [source for source in SOURCES if source.key in wanted]
     found: dict[str, GroupHits] = {g.key: GroupHits(g.key, g.title) for g in groups}
     with transaction.atomic(), connection.cursor() as cursor:
+        # The statements are quick and planned anew each time: compiling them (JIT, which
+        # their cost estimates over large tables would ask for) takes longer than running.
         cursor.execute(
-            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)",
-            [str(WORD_SIMILARITY)],
+            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true),"
+            " set_config('pg_trgm.similarity_threshold', %s, true),"
+            " set_config('jit', 'off', true)",
+            [str(WORD_SIMILARITY), str(TERM_SIMILARITY)],
         )
-        for source in SOURCES:
-            if source.key not in wanted:
-                continue
-            sql, params = source.statement(
-                query, per_group=per_group, groups=[g.key for g in groups]
-            )
-            cursor.execute(sql, params)
-            names = [column.name for column in cursor.description]
-            for values in cursor.fetchall():
-                row = dict(zip(names, values, strict=True))
+        terms = query_terms(cursor, query)
+        tables = [table for source in sources for table in source.tables]
+        names = candidates(cursor, query, terms=terms, tables=tables, limit=CANDIDATES)
+        if terms is not None and terms.loose:
+            few = [table for table in tables if len(names[table]) < per_group]
+            if few:
+                more = candidates(
+                    cursor, query, terms=terms, tables=few, limit=CANDIDATES, loose=True
+                )
+                names.update(more)
+        for source in sources:
+            rows = _ranked(cursor, source, names, per_group=per_group, groups=keys)
+            if len(rows) < per_group and any(
+                len(names[table]) >= CANDIDATES for table in source.tables
+            ):
+                # The best names were all hidden or merged into one: rank every name found.
+                names.update(
+                    candidates(
+                        cursor,
+                        query,
+                        terms=terms,
+                        tables=list(source.tables),
+                        limit=None,
+                        loose=bool(terms and terms.loose)
+                        and any(len(names[t]) < per_group for t in source.tables),
+                    )
+                )
+                rows = _ranked(cursor, source, names, per_group=per_group, groups=keys)
+            for row in rows:
                 found[row["grp"]].hits.append(_hit(row))
     ordered = sorted(
         (hits for hits in found.values() if hits.hits),
         key=lambda hits: (-hits.best, GROUP_KEYS.index(hits.key)),
     )
     return SearchAnswer(query=query, groups=ordered)
+
+
+def _ranked(
+    cursor: Any,
+    source: Source,
+    names: dict[str, list[Candidate]],
+    *,
+    per_group: int,
+    groups: list[str],
+) -> list[dict[str, Any]]:
+    hits = [hit for table in source.tables for hit in names[table]]
+    if not hits:
+        return []
+    sql, params = source.statement(hits, per_group=per_group, groups=groups)
+    cursor.execute(sql, params)
+    columns = [column.name for column in cursor.description]
+    return [dict(zip(columns, values, strict=True)) for values in cursor.fetchall()]
 
 
 def _url(name: str, *args: Any) -> str | None:

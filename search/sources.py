@@ -8,10 +8,21 @@ was merged into, however long the chain.
 
 Matching and ranking, on text folded by ``search_fold`` (lower case, accents removed):
 
-- a name is a candidate when the query is similar to some run of its words (pg_trgm's
-  ``%>``, word similarity above ``WORD_SIMILARITY``) or when every query word begins one of
-  its words (full text, ``search_words``); both are answered by the GIN indexes of the
-  migration ``0001_folding_and_name_indexes``, whose expressions these must repeat exactly;
+- each query word is first looked up in the list of every word a name holds (the table
+  ``search_word``): the words it may be a misspelling of (trigram similarity at least
+  ``TERM_SIMILARITY``, or a couple of edits away) and the words it begins. A name is a
+  candidate when, for every query word found there, it holds that word, one it may stand
+  for, or a word the query word begins (full text). Where that finds fewer than a group's
+  worth of names, a name holding all the words but one will do if it is like the whole
+  query (pg_trgm's ``%>``, word similarity above ``WORD_SIMILARITY``). A query word found
+  nowhere in the list asks nothing of the names. Looking words up among a few thousand
+  distinct words rather than testing the similarity of every name keeps a search quick on
+  a large catalogue;
+- only when no query word is in the list at all is a name a candidate by similarity to the
+  whole query alone, or by holding every query word as a prefix (``search_words``);
+- names are read from ``search_name`` (migration ``0002_name_table``), one row per searched
+  row of the other apps' tables, folded once when written and kept by triggers; its GIN
+  indexes, led by the table, answer every condition above;
 - its score is the trigram similarity of the whole name, plus the word similarity, plus
   ``WORDS_BONUS`` when every word matched: a name equal to the query scores highest, a
   misspelling of it next, a longer name holding it after that.
@@ -38,6 +49,12 @@ from sports.models import Competition, Fixture, Participant, ParticipantType, Ve
 # of letters in a short word ("sauvgae" is 0.5 of "sauvage"), high enough to keep unrelated
 # names out of the candidates the indexes hand over.
 WORD_SIMILARITY = 0.35
+# A query word may stand for the listed words at least this similar to it (pg_trgm's
+# similarity of the two words) or within a few edits of it (one for a word of four letters,
+# two from five: a swapped pair of letters is two), beginning with the same letter; the
+# closest few of them.
+TERM_SIMILARITY = 0.3
+TERM_ALTERNATIVES = 8
 # What a name gains when every query word begins one of its words.
 WORDS_BONUS = 0.3
 # Merge and alias chains are short; a longer one is a loop and is cut here.
@@ -45,30 +62,129 @@ CHAIN_LIMIT = 32
 
 
 @dataclass(frozen=True)
-class Names:
-    """A column of text that finds entities: ``text`` is an SQL expression over ``t`` (a row
-    of ``table``), ``owner`` the column of ``t`` naming the entity (or the row that leads to
-    it). ``words`` is the full-text document, the folded text itself unless given."""
+class Terms:
+    """What a candidate name must hold, as ``to_tsquery('simple', …)`` texts: ``strict``
+    every query word found in the word list (each as itself, a prefix, or a word it may be a
+    misspelling of); ``loose`` all but one of them, with two such words or more."""
 
-    table: str
-    text: str
-    owner: str = "id"
-    words: str = ""
-    shown: str = ""
+    strict: str
+    loose: str | None = None
 
-    @property
-    def document(self) -> str:
-        return self.words or f"to_tsvector('simple', search_fold({self.text}))"
+
+TERMS_STATEMENT = """
+SELECT q.word,
+       EXISTS (SELECT 1 FROM search_word s
+                WHERE s.word ~>=~ q.word AND s.word ~<~ (q.word || chr(1114111))) AS begins,
+       ARRAY(SELECT a.word FROM (
+               SELECT s.word, 0 AS edits, similarity(s.word, q.word) AS alike
+                 FROM search_word s WHERE s.word %% q.word
+               UNION
+               SELECT s.word, levenshtein_less_equal(s.word, q.word, q.edits),
+                      similarity(s.word, q.word)
+                 FROM search_word s
+                WHERE q.edits > 0
+                  AND s.word ~>=~ left(q.word, 1) AND s.word ~<~ (left(q.word, 1) || chr(1114111))
+                  AND length(s.word) BETWEEN length(q.word) - q.edits AND length(q.word) + q.edits
+                  AND levenshtein_less_equal(s.word, q.word, q.edits) <= q.edits) a
+             GROUP BY a.word ORDER BY max(a.alike) DESC, a.word LIMIT %s) AS similar
+  FROM (SELECT word, CASE WHEN length(word) >= 5 THEN 2 WHEN length(word) = 4 THEN 1 ELSE 0 END
+          AS edits FROM search_text_words(%s) AS word) q
+"""
+
+
+def _lexeme(word: str) -> str:
+    # Words of the list hold only letters and digits (its check constraint).
+    return f"'{word}'"
+
+
+def query_terms(cursor: Any, query: str) -> Terms | None:
+    """The terms ``query`` asks of a name, or None when none of its words is in the word
+    list (then a name is found by similarity to the whole query). ``cursor`` is in the
+    search's transaction, whose trigram threshold is ``TERM_SIMILARITY``."""
+    cursor.execute(TERMS_STATEMENT, [TERM_ALTERNATIVES, query])
+    groups = []
+    for word, begins, similar in sorted(cursor.fetchall()):
+        if not begins and not similar:
+            continue
+        alternatives = [f"{_lexeme(word)}:*"] + [_lexeme(s) for s in similar if s != word]
+        groups.append("(" + " | ".join(alternatives) + ")")
+    if not groups:
+        return None
+    loose = None
+    if len(groups) >= 2:
+        loose = " | ".join(
+            "(" + " & ".join(g for j, g in enumerate(groups) if j != i) + ")"
+            for i in range(len(groups))
+        )
+    return Terms(strict=" & ".join(groups), loose=loose)
+
+
+SCORE = (
+    "similarity(n.folded, search_fold(%(q)s)) + word_similarity(search_fold(%(q)s), n.folded)"
+    f" + CASE WHEN n.words @@ search_words(%(q)s) THEN {WORDS_BONUS} ELSE 0 END"
+)
+# The names of ``tables`` that a condition finds, scored, the best ``limit`` of each table.
+CANDIDATES_STATEMENT = (
+    "SELECT tbl, owner_id, shown, score FROM ("  # noqa: S608 - constant fragments
+    " SELECT *, row_number() OVER (PARTITION BY tbl ORDER BY score DESC, row_id) AS place"
+    f" FROM (SELECT n.tbl, n.row_id, n.owner_id, n.shown, {SCORE} AS score"
+    " FROM search_name n WHERE n.tbl = ANY(%(tables)s) AND ({condition})) scored) s"
+    " WHERE %(limit)s::int IS NULL OR place <= %(limit)s::int"
+)
+CONDITIONS = {
+    "terms": "n.words @@ to_tsquery('simple', %(terms)s)",
+    # All words but one, in a name like the whole query.
+    "loose": "n.words @@ to_tsquery('simple', %(terms)s) AND n.folded %%> search_fold(%(q)s)",
+    # Folded in the statement, so the planner reads the query as a constant the indexes
+    # can be asked about.
+    "similar": "n.folded %%> search_fold(%(q)s) OR n.words @@ search_words(%(q)s)",
+}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    owner_id: Any
+    matched: str
+    score: float
+
+
+def candidates(
+    cursor: Any,
+    query: str,
+    *,
+    terms: Terms | None,
+    tables: list[str],
+    limit: int | None,
+    loose: bool = False,
+) -> dict[str, list[Candidate]]:
+    """The names of ``tables`` that ``query`` finds, best first, at most ``limit`` a table
+    (None: all): by ``terms`` (their loose form with ``loose``) or, without them, by
+    similarity to the whole query."""
+    condition = CONDITIONS["similar" if terms is None else "loose" if loose else "terms"]
+    cursor.execute(
+        CANDIDATES_STATEMENT.format(condition=condition),
+        {
+            "q": query,
+            "tables": tables,
+            "limit": limit,
+            "terms": None if terms is None else (terms.loose if loose else terms.strict),
+        },
+    )
+    found: dict[str, list[Candidate]] = {table: [] for table in tables}
+    for table, owner_id, shown, score in cursor.fetchall():
+        found[table].append(Candidate(owner_id, shown, score))
+    return found
 
 
 @dataclass(frozen=True)
 class Source:
-    """One kind of record. ``group`` is an SQL expression over ``e`` (the entity row) giving
-    the result group of each row; ``follows`` the column that points a merged or aliased
-    row to the one it joined; ``columns`` what the answer needs to show and link a row."""
+    """One kind of record, found by the names of ``tables`` (their rows of ``search_name``).
+    ``group`` is an SQL expression over ``e`` (the entity row) giving the result group of
+    each row; ``follows`` the column that points a merged or aliased row to the one it
+    joined; ``columns`` what the answer needs to show and link a row."""
 
     model: type[models.Model]
-    names: tuple[Names, ...]
+    tables: tuple[str, ...]
     public: Callable[[], models.QuerySet[Any]]
     columns: tuple[str, ...]
     label: str = "name"
@@ -80,26 +196,22 @@ class Source:
     def table(self) -> str:
         return self.model._meta.db_table
 
-    def statement(self, query: str, *, per_group: int, groups: list[str]) -> tuple[str, list]:
-        """The statement finding ``query`` in this source: at most ``per_group`` rows for
-        each of ``groups``, best first, as rows of ``columns`` plus ``grp``, ``matched``
-        (the name that matched) and ``score``."""
-        params: list[Any] = []
-        hits = []
-        for names in self.names:
-            folded = f"search_fold({names.text})"
-            hits.append(
-                # The fragments are this module's constants; the query is a parameter.
-                f"SELECT t.{names.owner} AS id, {names.shown or names.text} AS matched,"  # noqa: S608
-                f" similarity({folded}, search_fold(%s))"
-                f" + word_similarity(search_fold(%s), {folded})"
-                f" + CASE WHEN {names.document} @@ search_words(%s) THEN {WORDS_BONUS} ELSE 0 END"
-                f" AS score"
-                f" FROM {names.table} t"
-                f" WHERE {folded} %%> search_fold(%s) OR {names.document} @@ search_words(%s)"
-            )
-            params += [query] * 5
-        ctes = [f"hits AS ({' UNION ALL '.join(hits)})"]
+    def statement(
+        self, hits: list[Candidate], *, per_group: int, groups: list[str]
+    ) -> tuple[str, list]:
+        """The statement ranking ``hits`` (candidates from this source's tables): at most
+        ``per_group`` rows for each of ``groups``, best first, as rows of ``columns`` plus
+        ``grp``, ``matched`` (the name that matched) and ``score``. A hit on a merged or
+        aliased row counts for the row it joined; rows the public may not see are left out."""
+        params: list[Any] = [
+            [hit.owner_id for hit in hits],
+            [hit.matched for hit in hits],
+            [hit.score for hit in hits],
+        ]
+        ctes = [
+            "hits (id, matched, score) AS"
+            " (SELECT * FROM unnest(%s::uuid[], %s::text[], %s::float8[]))"
+        ]
         if self.follows:
             ctes.append(
                 "chain AS ("  # noqa: S608 - constant fragments
@@ -154,17 +266,12 @@ PARTICIPANT_GROUP = (
     f" WHEN '{ParticipantType.COUNTRY}' THEN 'countries' ELSE 'teams' END"
 )
 
-ARTICLE_DOCUMENT = (
-    "setweight(to_tsvector('simple', search_fold(title)), 'A')"
-    " || setweight(to_tsvector('simple', search_fold(standfirst)), 'B')"
-    " || setweight(to_tsvector('simple', search_fold(body_md)), 'C')"
-)
 
 SOURCES: tuple[Source, ...] = (
     Source(
         key="competitions",
         model=Competition,
-        names=(Names("sports_competition", "name"),),
+        tables=("sports_competition",),
         public=lambda: Competition.objects.canonical(),
         follows="merged_into_id",
         columns=(
@@ -178,10 +285,7 @@ SOURCES: tuple[Source, ...] = (
     Source(
         key="participants",
         model=Participant,
-        names=(
-            Names("sports_participant", "name"),
-            Names("sports_participantalias", "name", owner="participant_id"),
-        ),
+        tables=("sports_participant", "sports_participantalias"),
         public=_public_participants,
         follows="merged_into_id",
         group=PARTICIPANT_GROUP,
@@ -197,15 +301,14 @@ SOURCES: tuple[Source, ...] = (
     Source(
         key="venues",
         model=Venue,
-        names=(Names("sports_venue", "name"),),
+        tables=("sports_venue",),
         public=_public_venues,
         columns=("e.id", "e.name", "e.city", "e.country"),
     ),
     Source(
         key="products",
         model=Product,
-        # The brand as collected leads the name, so "dior sauvage" reads as one phrase.
-        names=(Names("catalogue_product", "brand_name || ' ' || name", shown="name"),),
+        tables=("catalogue_product",),
         public=lambda: Product.objects.visible(),
         follows="merged_into_id",
         columns=(
@@ -218,7 +321,7 @@ SOURCES: tuple[Source, ...] = (
     Source(
         key="brands",
         model=Brand,
-        names=(Names("catalogue_brand", "name"),),
+        tables=("catalogue_brand",),
         public=lambda: Brand.objects.canonical(),
         # A spelling a person aliased to a house points at it through ``canonical``.
         follows="canonical_id",
@@ -227,7 +330,7 @@ SOURCES: tuple[Source, ...] = (
     Source(
         key="articles",
         model=Article,
-        names=(Names("discussions_article", "title", words=ARTICLE_DOCUMENT),),
+        tables=("discussions_article",),
         public=lambda: Article.objects.published(),
         label="title",
         columns=("e.id", "e.title AS name", "e.slug", "e.standfirst"),

@@ -193,3 +193,22 @@ def test_a_group_asked_for_alone_gives_more_than_five():
 
     assert len(site_search("harbour rovers").groups[0].hits) == 5
     assert len(site_search("harbour rovers", group="teams").groups[0].hits) == 7
+
+
+def test_a_renamed_product_is_found_by_its_new_name_and_no_longer_by_its_old():
+    product = _shown(ProductFactory(name="Quorvane Intense", brand_name="Maison Elbe"))
+
+    product.name = "Zentaro Intense"
+    product.save(update_fields=["name"])
+
+    assert ("products", "Zentaro Intense") in _names("zentaro intens", "products")
+    assert _names("quorvane", "products") == []
+
+
+def test_a_word_seen_only_in_a_new_name_can_be_misspelled_at_once():
+    _shown(ProductFactory(name="Brivastelle Eau de Parfum", brand_name="Maison Elbe"))
+
+    # Two letters swapped: an edit distance of two from a word the list learnt on insert.
+    found = _names("bivrastelle", "products")
+
+    assert found and found[0] == ("products", "Brivastelle Eau de Parfum")

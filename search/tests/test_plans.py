@@ -1,6 +1,6 @@
-"""The statements of ``search.sources`` can use the migration's indexes: an index serves a
-query only when the query repeats its expression exactly, and nothing else would notice a
-drift between the two (the answers stay right, only slow)."""
+"""The statements of ``search.sources`` can use the search tables' indexes, and the triggers
+keep a row of ``search_name`` for every searched row: nothing else would notice a drift
+(the answers would stay right, only slow, or miss names)."""
 
 from __future__ import annotations
 
@@ -13,22 +13,27 @@ from catalogue.models import Brand, Product
 from discussions.models import Article
 from omnium.dbroles import OWNER_ROLE, url_with_user
 from omnium.testing import _database_url_for_test_db
-from search.selectors import GROUP_KEYS
-from search.sources import SOURCES
+from search.sources import (
+    CANDIDATES_STATEMENT,
+    CONDITIONS,
+    SOURCES,
+    TERM_ALTERNATIVES,
+    TERMS_STATEMENT,
+)
 from sports.models import Competition, Participant, ParticipantAlias, Venue
 
 pytestmark = pytest.mark.django_db
 
-# Each searched table and the stem of its two index names (the migration's).
-TABLES = {
-    "sports_competition": "search_competition_name",
-    "sports_participant": "search_participant_name",
-    "sports_participantalias": "search_participantalias_name",
-    "sports_venue": "search_venue_name",
-    "catalogue_product": "search_product_name",
-    "catalogue_brand": "search_brand_name",
-    "discussions_article": "search_article_title",
-}
+# Every table whose rows site search finds.
+TABLES = [
+    "sports_competition",
+    "sports_participant",
+    "sports_participantalias",
+    "sports_venue",
+    "catalogue_product",
+    "catalogue_brand",
+    "discussions_article",
+]
 
 
 ROWS = 1000
@@ -66,12 +71,11 @@ def names():
     # transactional), so the owner's session sees them.
     owner = url_with_user(_database_url_for_test_db(), OWNER_ROLE)
     with psycopg.connect(owner, autocommit=True) as conn:
-        for table in TABLES:
+        for table in [*TABLES, "search_name", "search_word"]:
             conn.execute(f"ANALYZE {table}")
 
 
-def _plan(source) -> str:
-    sql, params = source.statement("premier leage", per_group=5, groups=list(GROUP_KEYS))
+def _plan(sql: str, params) -> str:
     with transaction.atomic(), connection.cursor() as cursor:
         # A thousand rows a table keep the test quick; at that size reading the whole table
         # (or walking its primary key) is still the cheapest, so both are ruled out: the
@@ -82,14 +86,46 @@ def _plan(source) -> str:
         return "\n".join(row[0] for row in cursor.fetchall())
 
 
+def _candidates_plan(condition: str, terms: str | None) -> str:
+    sql = CANDIDATES_STATEMENT.format(condition=CONDITIONS[condition])
+    tables = [table for source in SOURCES for table in source.tables]
+    return _plan(sql, {"q": "premier leage", "tables": tables, "limit": 100, "terms": terms})
+
+
 @pytest.mark.django_db(transaction=True)
-def test_every_name_is_matched_through_its_trigram_and_word_indexes(names):
-    for source in SOURCES:
-        plan = _plan(source)
-        for column in source.names:
-            stem = TABLES[column.table]
-            assert f"{stem}_trgm" in plan, plan
-            assert f"{stem}_words" in plan, plan
+def test_every_searched_table_keeps_its_names_in_the_search_table(names):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tbl, count(*) FROM search_name GROUP BY tbl")
+        counts = dict(cursor.fetchall())
+    searched = {table for source in SOURCES for table in source.tables}
+    assert searched == set(TABLES)
+    assert all(counts.get(table, 0) >= ROWS for table in TABLES), counts
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("condition", "terms", "indexes"),
+    [
+        ("terms", "'person':* & '1':*", ["search_name_words"]),
+        # All words but one and like the whole query: either index narrows it.
+        ("loose", "'person':* | '1':*", ["search_name_"]),
+        ("similar", None, ["search_name_trgm", "search_name_words"]),
+    ],
+)
+def test_names_are_found_through_the_search_tables_indexes(names, condition, terms, indexes):
+    plan = _candidates_plan(condition, terms)
+
+    for index in indexes:
+        assert index in plan, plan
+    assert "Seq Scan" not in plan, plan
+
+
+@pytest.mark.django_db(transaction=True)
+def test_query_words_are_looked_up_through_the_word_lists_indexes(names):
+    plan = _plan(TERMS_STATEMENT, [TERM_ALTERNATIVES, "premier leage"])
+
+    assert "search_word_trgm" in plan, plan
+    assert "search_word_prefix" in plan, plan
 
 
 def test_folding_lowers_case_and_removes_accents():
