@@ -122,6 +122,10 @@ class _Career:
     matches: set = field(default_factory=set)
     innings: dict = field(default_factory=dict)  # (match, innings index) -> runs
     innings_outs: dict = field(default_factory=dict)  # (match, innings index) -> outs
+    # (match, innings index) -> balls faced, fours, sixes of that innings
+    innings_balls: dict = field(default_factory=dict)
+    innings_fours: dict = field(default_factory=dict)
+    innings_sixes: dict = field(default_factory=dict)
     balls_faced: int = 0
     fours: int = 0
     sixes: int = 0
@@ -247,9 +251,12 @@ class Recomputation:
                 batter.innings[key] += runs
                 if not _wide(delivery):
                     batter.balls_faced += 1
+                    batter.innings_balls[key] = batter.innings_balls.get(key, 0) + 1
                 if not delivery["runs"].get("non_boundary"):
                     batter.fours += runs == 4
                     batter.sixes += runs == 6
+                    batter.innings_fours[key] = batter.innings_fours.get(key, 0) + (runs == 4)
+                    batter.innings_sixes[key] = batter.innings_sixes.get(key, 0) + (runs == 6)
                 conceded = _conceded(delivery)
                 bowler.runs_conceded += conceded
                 bowler.spells[key][1] += conceded
@@ -333,6 +340,22 @@ class Recomputation:
                 "average": _rate(runs, c.outs),
                 "strike_rate": _rate(100 * runs, c.balls_faced),
             }
+        return rows
+
+    def innings_lists(self) -> dict[str, dict[str, Any]]:
+        """Every batting innings of every player, keyed ``"<registry id> <match id>#<innings
+        number>"`` (the number counts the file's innings in order, super overs included):
+        the innings list's figures."""
+        rows = {}
+        for rid, c in self.careers.items():
+            for (match_id, index), runs in c.innings.items():
+                rows[f"{rid} {match_id}#{index + 1}"] = {
+                    "runs": runs,
+                    "balls_faced": c.innings_balls.get((match_id, index), 0),
+                    "fours": c.innings_fours.get((match_id, index), 0),
+                    "sixes": c.innings_sixes.get((match_id, index), 0),
+                    "not_out": not c.innings_outs.get((match_id, index), 0),
+                }
         return rows
 
     def bowling(self) -> dict[str, dict[str, Any]]:
@@ -420,6 +443,23 @@ def engine_rows(rows: Iterable[dict[str, Any]], columns: tuple[str, ...]) -> dic
         if columns is BOWLING_COLUMNS and not row["bowling_innings"]:
             continue
         keyed[row["registry_id"]] = {c: row[c] for c in columns}
+    return keyed
+
+
+INNINGS_COLUMNS = ("runs", "balls_faced", "fours", "sixes", "not_out")
+
+
+def engine_innings_rows(
+    lists: Iterable[tuple[str, Iterable[dict[str, Any]]]], match_ids: dict[str, str]
+) -> dict[str, dict]:
+    """Innings list rows (``figures.innings_rows``), given as (registry id, rows) per
+    player, keyed as ``Recomputation.innings_lists`` keys them; ``match_ids`` maps a
+    fixture id to its Cricsheet match id."""
+    keyed = {}
+    for rid, rows in lists:
+        for row in rows:
+            match_id = match_ids.get(row["fixture_id"], row["fixture_id"])
+            keyed[f"{rid} {match_id}#{row['innings']}"] = {c: row[c] for c in INNINGS_COLUMNS}
     return keyed
 
 

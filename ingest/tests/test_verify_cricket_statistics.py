@@ -20,6 +20,7 @@ from ingest.cricsheet.verify import (
     engine_team_rows,
     recompute,
 )
+from ingest.management.commands.verify_cricket_statistics import engine_innings
 from omnium.testing import REPO_ROOT, SHARED_DATA
 
 pytestmark = pytest.mark.django_db
@@ -93,6 +94,18 @@ def test_engine_careers_equal_a_recomputation_from_the_files_in_every_scope(sour
         teams = team_rows(StatsQuery.parse(params, view="team"))
         assert compare(engine_team_rows(teams), fold.teams()) == [], scope
         assert teams, scope
+
+
+def test_every_innings_list_equals_a_recomputation_from_the_files(sources):
+    _import(sources)
+    for mode in ("exclude", "only"):
+        fold = Recomputation(super_overs=mode)
+        for filename, raw in sources:
+            fold.add_file(raw, match_id=match_id_of(filename))
+        files = fold.innings_lists()
+        engine = engine_innings(careers(Scope(super_overs=mode)), super_overs=mode)
+        assert compare(engine, files) == [], mode
+        assert files, mode
 
 
 def test_the_comparison_names_each_differing_figure():

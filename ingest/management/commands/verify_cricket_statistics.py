@@ -8,7 +8,7 @@ from tqdm import tqdm
 
 from cricket.services import SOURCE
 from cricket.stats.aggregates import Scope, careers
-from cricket.stats.figures import team_rows
+from cricket.stats.figures import innings_rows, team_rows
 from cricket.stats.query import StatsQuery
 from ingest.cricsheet.importer import iter_sources, match_id_of
 from ingest.cricsheet.verify import (
@@ -16,6 +16,7 @@ from ingest.cricsheet.verify import (
     BOWLING_COLUMNS,
     Recomputation,
     compare,
+    engine_innings_rows,
     engine_rows,
     engine_team_rows,
 )
@@ -27,12 +28,33 @@ from sports.models import EntityType, ExternalIdMap, Fixture
 DEV_CORPUS = settings.BASE_DIR.parent / "shared" / "data" / "cricsheet" / "dev_matches.tar.gz"
 
 
+def engine_innings(careers_rows: list[dict], *, super_overs: str = "exclude") -> dict:
+    """Every player's innings list as the engine answers it (``figures.innings_rows``, one
+    read per player), keyed as ``Recomputation.innings_lists`` keys the files' innings."""
+    query = StatsQuery.parse({"super_overs": super_overs}, view="innings")
+    match_ids = {
+        str(fixture_id): match_id
+        for match_id, fixture_id in ExternalIdMap.objects.filter(
+            source_code=SOURCE, entity_type=EntityType.FIXTURE
+        ).values_list("external_id", "internal_id")
+    }
+    return engine_innings_rows(
+        (
+            (row["registry_id"], innings_rows(query, participant_id=row["participant_id"]))
+            for row in careers_rows
+            if row["innings"]
+        ),
+        match_ids,
+    )
+
+
 class Command(BaseCommand):
     help = (
-        "Recompute every batting, bowling and fielding career and every team's record straight "
-        "from Cricsheet files (not through the engine) and compare them with the engine's in "
-        "this database, figure by figure, in the standard and the super-over scope. Only files "
-        "whose match is imported and public are read. Exits non-zero on any difference."
+        "Recompute every batting, bowling and fielding career, every player's innings list "
+        "and every team's record straight from Cricsheet files (not through the engine) and "
+        "compare them with the engine's in this database, figure by figure, in the standard "
+        "and the super-over scope. Only files whose match is imported and public are read. "
+        "Exits non-zero on any difference."
     )
 
     def add_arguments(self, parser):
@@ -68,6 +90,7 @@ class Command(BaseCommand):
             )
         problems = []
         players = 0
+        innings_read = 0
         for mode, fold in folds.items():
             rows = careers(Scope(super_overs=mode))
             for label, columns, files in (
@@ -78,6 +101,12 @@ class Command(BaseCommand):
                 problems += [
                     f"{mode} {label} {p}" for p in compare(engine_rows(rows, columns), files)
                 ]
+            innings = fold.innings_lists()
+            innings_read += len(innings)
+            problems += [
+                f"{mode} innings {p}"
+                for p in compare(engine_innings(rows, super_overs=mode), innings)
+            ]
         teams = folds["exclude"].teams()
         problems += [
             f"team {p}"
@@ -86,7 +115,8 @@ class Command(BaseCommand):
         for line in problems[:show]:
             self.stdout.write(line)
         self.stdout.write(
-            f"verify-stats: matches={read} careers={players} differences={len(problems)}"
+            f"verify-stats: matches={read} careers={players} innings={innings_read} "
+            f"differences={len(problems)}"
         )
         if problems or read != len(imported):
             raise CommandError("the engine and the files disagree")
