@@ -1,5 +1,6 @@
 """Public records pages: the list of records, and one record under the records filter
-(format, gender, season, team, opposition, venue, dates; the wicket for partnerships) as
+(format, gender, season, team, opposition, venue, the row's side's team type, host country,
+home/away, result and toss, the innings number, dates; the wicket for partnerships) as
 select lists whose choice is the URL, every row linked to its scorecard and its players.
 
 The rows are the records API's (``records.record_rows`` and ``records_decorate``): one
@@ -27,6 +28,12 @@ RECORD_FILTERS = (
     "team",
     "opposition",
     "venue",
+    "team_type",
+    "host_country",
+    "home_away",
+    "result",
+    "toss",
+    "innings",
     "date_from",
     "date_to",
 )
