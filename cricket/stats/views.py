@@ -17,6 +17,7 @@ from cricket.stats.charts import career_charts
 from cricket.stats.figures import innings_rows
 from cricket.stats.filter_form import filter_fields, player_options
 from cricket.stats.query import StatsQuery
+from cricket.stats.refresh import refreshes_pending, staleness
 from cricket.stats.selectors import (
     cricket_player,
     figure_deliveries,
@@ -72,6 +73,7 @@ def player(request: HttpRequest, pk) -> HttpResponse:
             "super_overs": career["super_overs"],
             "innings": innings[::-1],
             "charts": career_charts(innings),
+            **staleness(refreshes_pending(participant_ids=[str(person.pk)])),
             "fields": fields,
             "filtered": bool(query.labels),
             "reset_url": reverse("cricket_stats:player", args=[person.pk]),
