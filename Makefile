@@ -146,7 +146,7 @@ bench-stats: services ## Benchmark: cricket statistics full rebuild vs one fixtu
 bench-stats-query: services ## Benchmark: 20 Statsguru-style queries through the query object vs plain SQL over deliveries
 	$(PY) bench/stats_query.py $(BENCH_ARGS)
 
-verify-stats: services ## Compare every cricket career in the database with a recomputation from the dev corpus files
+verify-stats: services ## Compare every cricket career, innings list, partnership and team record in the database with a recomputation from the dev corpus files
 	DEBUG=$${DEBUG:-true} $(MANAGE) verify_cricket_statistics $(VERIFY_ARGS)
 
 bench-batches: services ## Benchmark: a reviewed batch (submit, validate, publish) vs the corpus import, per delivery

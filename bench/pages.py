@@ -5,8 +5,8 @@ pipelines into a benchmark database of its own, gunicorn on loopback with DEBUG 
 threaded keep-alive client driving ``--requests`` GETs per page, ``--concurrency`` at a
 time, the pages interleaved. Page types: the home page, the competition list, a league,
 a football fixture, a cricket scorecard (with its charts), a cricket player, the
-leaderboards, the product list, a product, a brand, an airport, the articles — and, where
-this checkout has them, search results and participant and venue pages.
+leaderboards, a cricket record, the product list, a product, a brand, an airport, the
+articles — and, where this checkout has them, search results and participant and venue pages.
 
 Prints p50/p95 per page and each p95 as a multiple of the bare view's, then
 ``bench-pages: bare_p95_ms=<x> worst_p95_ms=<y> worst=<page> ratio=<worst/bare>``.
@@ -51,6 +51,7 @@ def pages() -> dict[str, str]:
         "scorecard": reverse("cricket:scorecard", args=[cricket.pk]),
         "player": reverse("cricket_stats:player", args=[top_batter]),
         "leaderboards": reverse("cricket_stats:leaderboards"),
+        "records": reverse("cricket_stats:record", args=["highest-innings"]),
         "products": reverse("catalogue:product-list"),
         "product": reverse("catalogue:product-detail", args=[product.pk]),
         "brand": reverse("catalogue:brand-detail", args=[product.brand.slug]),

@@ -64,6 +64,7 @@ def _pages(site) -> dict[str, str]:
         "scorecard": reverse("cricket:scorecard", args=[site["odi"].pk]),
         "player": reverse("cricket_stats:player", args=[site["player"].pk]),
         "leaderboards": reverse("cricket_stats:leaderboards"),
+        "records": reverse("cricket_stats:record", args=["highest-innings"]),
         "products": reverse("catalogue:product-list"),
         "product": reverse("catalogue:product-detail", args=[product.pk]),
         "brand": reverse("catalogue:brand-detail", args=[product.brand.slug]),
@@ -101,6 +102,10 @@ def _walk(page, site) -> None:
     page.get_by_role("link", name=site["player"].name, exact=True).first.click()
     page.wait_for_url(f"**{pages['player']}")
     assert site["player"].name in page.get_by_role("heading", level=1).inner_text()
+    # The player's charts draw one point per innings listed.
+    innings = page.locator("table.innings-list tbody tr").count()
+    assert chart_points(page, "progression") == [innings]
+    assert chart_points(page, "runs-per-innings") == [innings]
     assert_no_horizontal_overflow(page)
 
 
@@ -140,6 +145,7 @@ PAGE_TYPES = [
     "scorecard",
     "player",
     "leaderboards",
+    "records",
     "products",
     "product",
     "brand",

@@ -30,6 +30,7 @@ from cricket.stats.records_filters import (
     FILTER_PARAMS,
     FORMATS,
     GENDERS,
+    SIDE_CHOICES,
     records_filter_from_params,
 )
 from omnium.apis import ApiView
@@ -56,6 +57,21 @@ FILTER_PARAMETERS = [
     OpenApiParameter("opposition", str, description="The other side's name or id."),
     OpenApiParameter("date_from", OpenApiTypes.DATE),
     OpenApiParameter("date_to", OpenApiTypes.DATE),
+    OpenApiParameter("team_type", str, enum=list(SIDE_CHOICES["team_type"])),
+    OpenApiParameter("host_country", str, description="The venue's ISO 3166 alpha-3 country."),
+    OpenApiParameter(
+        "home_away",
+        str,
+        enum=list(SIDE_CHOICES["home_away"]),
+        description="Of the row's side: the batting side, or a bowler's fielding side.",
+    ),
+    OpenApiParameter(
+        "result", str, enum=list(SIDE_CHOICES["result"]), description="Of the row's side."
+    ),
+    OpenApiParameter(
+        "toss", str, enum=list(SIDE_CHOICES["toss"]), description="Of the row's side."
+    ),
+    OpenApiParameter("innings", int, description="The innings number of the match."),
 ]
 WICKET_PARAMETER = OpenApiParameter("wicket", int, description="Only stands for this wicket.")
 

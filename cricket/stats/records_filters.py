@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
+from cricket.stats.models import CricketMatchSide
 from sports.models import (
     Competition,
     EntityType,
@@ -43,7 +44,21 @@ FILTER_PARAMS = (
     "opposition",
     "date_from",
     "date_to",
+    "team_type",
+    "host_country",
+    "home_away",
+    "result",
+    "toss",
+    "innings",
 )
+# Filters read from the row's own side of the match (``CricketMatchSide``): the batting
+# side for an innings, a total, a stand or a milestone; the fielding side for a bowler.
+SIDE_CHOICES: dict[str, tuple[str, ...]] = {
+    "team_type": ("international", "club"),
+    "home_away": ("home", "away", "neutral"),
+    "result": ("won", "lost", "tied", "drawn", "no_result"),
+    "toss": ("won", "lost"),
+}
 _SEASON = re.compile(r"^\d{4}(/\d{2})?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -61,6 +76,9 @@ class RecordsFilter:
     opposition_ids: tuple[uuid.UUID, ...] = ()
     date_from: str | None = None
     date_to: str | None = None
+    # (column, value) pairs of the row's side: team_type, host_country, home_away, result, toss
+    side: tuple[tuple[str, str], ...] = ()
+    innings: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -74,6 +92,8 @@ class RecordsFilter:
             "opposition": [str(t) for t in self.opposition_ids] or None,
             "date_from": self.date_from,
             "date_to": self.date_to,
+            **dict(self.side),
+            "innings": self.innings,
             **self.extra,
         }
 
@@ -90,6 +110,19 @@ class RecordsFilter:
             q &= Q(occurred_on__gte=self.date_from)
         if self.date_to:
             q &= Q(occurred_on__lte=self.date_to)
+        if self.innings is not None:
+            q &= Q(innings_ordinal=self.innings)
+        if self.side:
+            # Every records table carries the fixture and its row's side (team_id).
+            q &= Q(
+                Exists(
+                    CricketMatchSide.objects.filter(
+                        fixture_id=OuterRef("fixture_id"),
+                        team_id=OuterRef("team_id"),
+                        **dict(self.side),
+                    )
+                )
+            )
         if self.competition is not None:
             node = self.competition
             q &= Q(
@@ -216,6 +249,27 @@ def records_filter_from_params(
             found[name] = _venues(raw) if name == "venue" else _teams(name, raw, gender)
         except ValidationError as exc:
             errors.update({k: v[0] for k, v in exc.message_dict.items()})
+    side: list[tuple[str, str]] = []
+    for name, choices in SIDE_CHOICES.items():
+        raw = value(name)
+        if raw:
+            if raw.lower() not in choices:
+                errors[name] = f"{raw!r} is not one of {', '.join(choices)}"
+            else:
+                side.append((name, raw.lower()))
+    country = value("host_country")
+    if country:
+        if len(country) != 3 or not country.isalpha():
+            errors["host_country"] = f"{country!r} is not a three-letter country code"
+        else:
+            side.append(("host_country", country.upper()))
+    innings = None
+    raw_innings = value("innings")
+    if raw_innings:
+        if not raw_innings.isdigit() or not 1 <= int(raw_innings) <= 8:
+            errors["innings"] = f"{raw_innings!r} is not an innings number between 1 and 8"
+        else:
+            innings = int(raw_innings)
     chosen: dict[str, Any] = {}
     for name, rule in extra.items():
         raw = value(name)
@@ -243,5 +297,7 @@ def records_filter_from_params(
         opposition_ids=found.get("opposition", ()),
         date_from=dates["date_from"],
         date_to=dates["date_to"],
+        side=tuple(sorted(side)),
+        innings=innings,
         extra=chosen,
     )

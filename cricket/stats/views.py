@@ -1,6 +1,9 @@
-"""Public statistics pages: a player's career, the trace of each figure, the leaderboards."""
+"""Public statistics pages: a player's career and innings, the trace of each figure (the
+statistics views are in ``board_views``, the records in ``records_views``)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.core.exceptions import ValidationError
@@ -9,25 +12,56 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.urls import reverse
 
-from cricket.stats.aggregates import careers
+from cricket.stats.aggregates import expand_merged
+from cricket.stats.charts import career_charts
+from cricket.stats.figures import innings_rows
+from cricket.stats.filter_form import filter_fields, player_options
+from cricket.stats.query import StatsQuery
+from cricket.stats.refresh import refreshes_pending, staleness
 from cricket.stats.selectors import (
     cricket_player,
     figure_deliveries,
     player_career,
-    player_innings,
     registry_ids,
     scope_from_params,
 )
 
-BOARDS = {
-    "runs": ("Most runs", "-runs", {}),
-    "wickets": ("Most wickets", "-wickets", {"bowling_innings": 1}),
-}
+# The innings list's filters on a player's page, in the form's order.
+PLAYER_FILTERS = (
+    "format",
+    "season",
+    "opposition",
+    "venue",
+    "home_away",
+    "result",
+    "innings",
+    "position",
+    "date_from",
+    "date_to",
+)
 
 
 def player(request: HttpRequest, pk) -> HttpResponse:
+    """A player's page: per-format career tables (batting, bowling, fielding), and under
+    the URL's filter the innings list with its progression and runs-per-innings charts."""
     person = cricket_player(pk)
+    unknown = sorted(set(request.GET) - set(PLAYER_FILTERS))
+    if unknown:
+        return HttpResponseBadRequest(
+            f"{unknown[0]}: unknown parameter; the filters are {', '.join(PLAYER_FILTERS)}"
+        )
+    try:
+        query = StatsQuery.parse(request.GET, view="innings")
+    except ValidationError as exc:
+        return HttpResponseBadRequest(_problems(exc))
     career = player_career(person)
+    for row in career["formats"]:
+        # The trace reads the format as match_type; the all-formats row has no filter.
+        row["trace_scope"] = "" if row["format"] == "all" else f"&match_type={row['format']}"
+    people = expand_merged([person.pk])
+    # Oldest first for the charts; the table shows the same rows latest first.
+    innings = innings_rows(replace(query, ordering="date"), participant_id=person.pk)
+    fields = filter_fields(PLAYER_FILTERS, request.GET, options=player_options(people))
     return render(
         request,
         "cricket/player.html",
@@ -35,33 +69,26 @@ def player(request: HttpRequest, pk) -> HttpResponse:
             "player": person,
             "registry_ids": registry_ids(person),
             "formats": career["formats"],
+            "bowled": any(row.get("bowling_innings") for row in career["formats"]),
             "super_overs": career["super_overs"],
-            "innings": player_innings(person),
+            "innings": innings[::-1],
+            "charts": career_charts(innings),
+            **staleness(refreshes_pending(participant_ids=[str(person.pk)])),
+            "fields": fields,
+            "filtered": bool(query.labels),
+            "reset_url": reverse("cricket_stats:player", args=[person.pk]),
+            "crumbs": [
+                ("Cricket statistics", reverse("cricket_stats:leaderboards")),
+                (person.name, None),
+            ],
         },
     )
 
 
-def leaderboards(request: HttpRequest) -> HttpResponse:
-    board = request.GET.get("board") or "runs"
-    if board not in BOARDS:
-        return HttpResponseBadRequest(f"board: must be one of {', '.join(BOARDS)}")
-    try:
-        scope = scope_from_params(request.GET)
-    except ValidationError as exc:
-        return HttpResponseBadRequest("; ".join(exc.messages))
-    title, ordering, minimum = BOARDS[board]
-    rows = careers(scope, ordering=ordering, limit=50, minimum=minimum)
-    return render(
-        request,
-        "cricket/leaderboards.html",
-        {
-            "board": board,
-            "boards": {key: value[0] for key, value in BOARDS.items()},
-            "title": title,
-            "rows": rows,
-            "scope": scope.as_dict(),
-        },
-    )
+def _problems(exc: ValidationError) -> str:
+    if hasattr(exc, "error_dict"):
+        return "; ".join(f"{name}: {' '.join(m)}" for name, m in exc.message_dict.items())
+    return "; ".join(exc.messages)
 
 
 # The figures a career table links to their trace, with how each delivery counts: runs

@@ -12,6 +12,9 @@ fielder who is not a substitute (a substitute fielder does not play). Derived fi
 computed exactly (fractions) and rounded half away from zero to two places, as
 PostgreSQL rounds a numeric.
 
+Innings lists (``Recomputation.innings_lists``) and partnerships
+(``partnerships_in_file``) are keyed per innings and per stand the same way.
+
 ``compare(engine_rows, files_rows)`` lists every difference, figure by figure.
 """
 
@@ -122,6 +125,10 @@ class _Career:
     matches: set = field(default_factory=set)
     innings: dict = field(default_factory=dict)  # (match, innings index) -> runs
     innings_outs: dict = field(default_factory=dict)  # (match, innings index) -> outs
+    # (match, innings index) -> balls faced, fours, sixes of that innings
+    innings_balls: dict = field(default_factory=dict)
+    innings_fours: dict = field(default_factory=dict)
+    innings_sixes: dict = field(default_factory=dict)
     balls_faced: int = 0
     fours: int = 0
     sixes: int = 0
@@ -247,9 +254,12 @@ class Recomputation:
                 batter.innings[key] += runs
                 if not _wide(delivery):
                     batter.balls_faced += 1
+                    batter.innings_balls[key] = batter.innings_balls.get(key, 0) + 1
                 if not delivery["runs"].get("non_boundary"):
                     batter.fours += runs == 4
                     batter.sixes += runs == 6
+                    batter.innings_fours[key] = batter.innings_fours.get(key, 0) + (runs == 4)
+                    batter.innings_sixes[key] = batter.innings_sixes.get(key, 0) + (runs == 6)
                 conceded = _conceded(delivery)
                 bowler.runs_conceded += conceded
                 bowler.spells[key][1] += conceded
@@ -333,6 +343,22 @@ class Recomputation:
                 "average": _rate(runs, c.outs),
                 "strike_rate": _rate(100 * runs, c.balls_faced),
             }
+        return rows
+
+    def innings_lists(self) -> dict[str, dict[str, Any]]:
+        """Every batting innings of every player, keyed ``"<registry id> <match id>#<innings
+        number>"`` (the number counts the file's innings in order, super overs included):
+        the innings list's figures."""
+        rows = {}
+        for rid, c in self.careers.items():
+            for (match_id, index), runs in c.innings.items():
+                rows[f"{rid} {match_id}#{index + 1}"] = {
+                    "runs": runs,
+                    "balls_faced": c.innings_balls.get((match_id, index), 0),
+                    "fours": c.innings_fours.get((match_id, index), 0),
+                    "sixes": c.innings_sixes.get((match_id, index), 0),
+                    "not_out": not c.innings_outs.get((match_id, index), 0),
+                }
         return rows
 
     def bowling(self) -> dict[str, dict[str, Any]]:
@@ -420,6 +446,65 @@ def engine_rows(rows: Iterable[dict[str, Any]], columns: tuple[str, ...]) -> dic
         if columns is BOWLING_COLUMNS and not row["bowling_innings"]:
             continue
         keyed[row["registry_id"]] = {c: row[c] for c in columns}
+    return keyed
+
+
+def partnerships_in_file(document: dict, *, match_id: str) -> dict[str, dict[str, Any]]:
+    """Every stand of a match straight from its ball order, keyed ``"<match id>#<innings
+    number>.<n>"`` (the n-th stand of two batters in that innings, super overs included):
+    the pair at the crease (registry ids), the wicket it was for, its runs (the whole total
+    of each ball, extras too) and balls (wides not counted), and whether it was unbroken.
+    A stand ends at a dismissal of either batter, a retirement (the next stand is for the
+    same wicket), or the innings' end."""
+    registry = document["info"]["registry"]["people"]
+    rows: dict[str, dict[str, Any]] = {}
+    for number, inning in enumerate(document["innings"], start=1):
+        fallen, previous, broke = 0, None, True
+        stands: list[dict[str, Any]] = []
+        for over in inning.get("overs", []):
+            for delivery in over["deliveries"]:
+                pair = frozenset({delivery["batter"], delivery["non_striker"]})
+                if pair != previous or broke:
+                    stands.append({"pair": pair, "wicket": fallen + 1, "runs": 0, "balls": 0})
+                stand = stands[-1]
+                stand["runs"] += delivery["runs"]["total"]
+                stand["balls"] += 0 if _wide(delivery) else 1
+                wickets = delivery.get("wickets") or []
+                dismissed = any(
+                    w["player_out"] in pair and w["kind"] not in NOT_OUT_KINDS for w in wickets
+                )
+                retired = any(
+                    w["player_out"] in pair and w["kind"] in NOT_OUT_KINDS for w in wickets
+                )
+                fallen += sum(1 for w in wickets if w["kind"] not in NOT_OUT_KINDS)
+                stand["unbroken"] = not dismissed
+                previous, broke = pair, dismissed or retired
+        pairs = [s for s in stands if len(s["pair"]) == 2]
+        for n, stand in enumerate(pairs, start=1):
+            rows[f"{match_id}#{number}.{n}"] = {
+                "pair": " ".join(sorted(registry[name] for name in stand["pair"])),
+                "wicket": stand["wicket"],
+                "runs": stand["runs"],
+                "balls": stand["balls"],
+                "unbroken": stand["unbroken"],
+            }
+    return rows
+
+
+INNINGS_COLUMNS = ("runs", "balls_faced", "fours", "sixes", "not_out")
+
+
+def engine_innings_rows(
+    lists: Iterable[tuple[str, Iterable[dict[str, Any]]]], match_ids: dict[str, str]
+) -> dict[str, dict]:
+    """Innings list rows (``figures.innings_rows``), given as (registry id, rows) per
+    player, keyed as ``Recomputation.innings_lists`` keys them; ``match_ids`` maps a
+    fixture id to its Cricsheet match id."""
+    keyed = {}
+    for rid, rows in lists:
+        for row in rows:
+            match_id = match_ids.get(row["fixture_id"], row["fixture_id"])
+            keyed[f"{rid} {match_id}#{row['innings']}"] = {c: row[c] for c in INNINGS_COLUMNS}
     return keyed
 
 

@@ -1,9 +1,12 @@
 """The engine against an independent recomputation straight from the JSON files, on real
 matches chosen for every edge case of the data README."""
 
+import io
+import json
 import tarfile
 
 import pytest
+from django.core.management import call_command
 
 from cricket.stats.aggregates import Scope, careers
 from cricket.stats.engine import lines_rebuild_all
@@ -18,7 +21,12 @@ from ingest.cricsheet.verify import (
     compare,
     engine_rows,
     engine_team_rows,
+    partnerships_in_file,
     recompute,
+)
+from ingest.management.commands.verify_cricket_statistics import (
+    engine_innings,
+    engine_partnerships,
 )
 from omnium.testing import REPO_ROOT, SHARED_DATA
 
@@ -93,6 +101,43 @@ def test_engine_careers_equal_a_recomputation_from_the_files_in_every_scope(sour
         teams = team_rows(StatsQuery.parse(params, view="team"))
         assert compare(engine_team_rows(teams), fold.teams()) == [], scope
         assert teams, scope
+
+
+def test_every_innings_list_equals_a_recomputation_from_the_files(sources):
+    _import(sources)
+    for mode in ("exclude", "only"):
+        fold = Recomputation(super_overs=mode)
+        for filename, raw in sources:
+            fold.add_file(raw, match_id=match_id_of(filename))
+        files = fold.innings_lists()
+        engine = engine_innings(careers(Scope(super_overs=mode)), super_overs=mode)
+        assert compare(engine, files) == [], mode
+        assert files, mode
+
+
+def test_every_partnership_equals_a_recomputation_from_the_files(sources):
+    _import(sources)
+    files = {}
+    for filename, raw in sources:
+        files.update(partnerships_in_file(json.loads(raw), match_id=match_id_of(filename)))
+    assert compare(engine_partnerships(), files) == []
+    assert len(files) > 100
+    assert any(row["unbroken"] for row in files.values())
+
+
+def test_the_command_reads_every_view_of_the_sample_and_agrees(sources, tmp_path):
+    _import(sources)
+    archive = tmp_path / "sample.tar.gz"
+    with tarfile.open(archive, "w:gz") as out:
+        for filename, raw in sources:
+            info = tarfile.TarInfo(filename.rsplit("/", 1)[-1])
+            info.size = len(raw)
+            out.addfile(info, io.BytesIO(raw))
+    stdout = io.StringIO()
+    call_command("verify_cricket_statistics", str(archive), verbosity=0, stdout=stdout)
+    last = stdout.getvalue().strip().splitlines()[-1]
+    assert last.startswith(f"verify-stats: matches={len(sources)} ")
+    assert " innings=" in last and " partnerships=" in last and last.endswith(" differences=0")
 
 
 def test_the_comparison_names_each_differing_figure():

@@ -28,6 +28,12 @@ OPTIONS = {
     "opposition": "opposition",
     "date_from": "date_from",
     "date_to": "date_to",
+    "team_type": "team_type",
+    "host_country": "host_country",
+    "home_away": "home_away",
+    "result": "result",
+    "toss": "toss",
+    "innings": "innings",
     "wicket": "wicket",
 }
 

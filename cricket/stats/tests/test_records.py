@@ -335,3 +335,28 @@ def test_format_and_its_old_name_must_agree(anon_client, docs):
     response = anon_client.get(url, {"format": "T20", "match_type": "ODI"})
     assert response.status_code == 400
     assert error_names(response) == {"match_type"}
+
+
+def test_the_result_filter_reads_the_rows_own_side(anon_client, docs):
+    # Home won both matches: its batters' innings, and the innings its bowlers bowled in.
+    assert {r["team"] for r in _get(anon_client, "highest-innings", result="won")} == {"Home"}
+    assert {r["team"] for r in _get(anon_client, "highest-innings", result="lost")} == {"Away"}
+    bowlers = _get(anon_client, "best-bowling-innings", result="won")
+    assert bowlers and {r["team"] for r in bowlers} == {"Home"}
+    assert _get(anon_client, "highest-totals", result="tied") == []
+
+
+def test_the_innings_filter_keeps_one_innings_of_each_match(anon_client, docs):
+    second = _get(anon_client, "highest-totals", innings="2")
+    assert [r["total"] for r in second] == sorted(
+        (t for (_m, i, _team), t in _totals(docs).items() if i == 2), reverse=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("param", "value"), [("result", "abandoned"), ("home_away", "x"), ("innings", "9")]
+)
+def test_a_bad_side_filter_is_a_400_naming_it(anon_client, docs, param, value):
+    response = anon_client.get(reverse("cricket-records", args=["highest-innings"]), {param: value})
+    assert response.status_code == 400
+    assert param in error_names(response)

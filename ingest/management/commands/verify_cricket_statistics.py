@@ -1,5 +1,6 @@
 """Compare every career the engine derives with a recomputation straight from the files."""
 
+import json
 from pathlib import Path
 
 from django.conf import settings
@@ -8,16 +9,20 @@ from tqdm import tqdm
 
 from cricket.services import SOURCE
 from cricket.stats.aggregates import Scope, careers
-from cricket.stats.figures import team_rows
+from cricket.stats.figures import innings_rows, team_rows
+from cricket.stats.partnerships import records_rebuild, records_stale
 from cricket.stats.query import StatsQuery
+from cricket.stats.records_models import CricketPartnership
 from ingest.cricsheet.importer import iter_sources, match_id_of
 from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
     Recomputation,
     compare,
+    engine_innings_rows,
     engine_rows,
     engine_team_rows,
+    partnerships_in_file,
 )
 from sports.models import EntityType, ExternalIdMap, Fixture
 
@@ -27,12 +32,68 @@ from sports.models import EntityType, ExternalIdMap, Fixture
 DEV_CORPUS = settings.BASE_DIR.parent / "shared" / "data" / "cricsheet" / "dev_matches.tar.gz"
 
 
+def engine_innings(careers_rows: list[dict], *, super_overs: str = "exclude") -> dict:
+    """Every player's innings list as the engine answers it (``figures.innings_rows``, one
+    read per player), keyed as ``Recomputation.innings_lists`` keys the files' innings."""
+    query = StatsQuery.parse({"super_overs": super_overs}, view="innings")
+    match_ids = _match_ids()
+    return engine_innings_rows(
+        (
+            (row["registry_id"], innings_rows(query, participant_id=row["participant_id"]))
+            for row in careers_rows
+            if row["innings"]
+        ),
+        match_ids,
+    )
+
+
+def engine_partnerships() -> dict:
+    """Every stand the engine answers, keyed as ``partnerships_in_file`` keys the files'
+    stands. Stands are derived on read (a records read rebuilds a fixture's stale rows from
+    its live deliveries first), so the stale fixtures' stands are rebuilt here the same way;
+    the statistic lines are never touched, so a fixture whose refresh is still owed shows as
+    a difference in the careers."""
+    records_rebuild(fixture_ids=records_stale())
+    fixtures = _match_ids()
+    registry = {
+        str(internal): external
+        for internal, external in ExternalIdMap.objects.filter(
+            source_code=SOURCE, entity_type=EntityType.PARTICIPANT
+        ).values_list("internal_id", "external_id")
+    }
+    rows: dict[str, dict] = {}
+    seen: dict[tuple, int] = {}
+    for stand in CricketPartnership.objects.order_by("fixture_id", "innings_ordinal", "ordinal"):
+        innings = (str(stand.fixture_id), stand.innings_ordinal)
+        seen[innings] = seen.get(innings, 0) + 1
+        match_id = fixtures.get(innings[0], innings[0])
+        pair = [registry.get(str(p), str(p)) for p in (stand.batter_one_id, stand.batter_two_id)]
+        rows[f"{match_id}#{stand.innings_ordinal}.{seen[innings]}"] = {
+            "pair": " ".join(sorted(pair)),
+            "wicket": stand.wicket,
+            "runs": stand.runs,
+            "balls": stand.balls,
+            "unbroken": stand.unbroken,
+        }
+    return rows
+
+
+def _match_ids() -> dict[str, str]:
+    return {
+        str(fixture_id): match_id
+        for match_id, fixture_id in ExternalIdMap.objects.filter(
+            source_code=SOURCE, entity_type=EntityType.FIXTURE
+        ).values_list("external_id", "internal_id")
+    }
+
+
 class Command(BaseCommand):
     help = (
-        "Recompute every batting, bowling and fielding career and every team's record straight "
-        "from Cricsheet files (not through the engine) and compare them with the engine's in "
-        "this database, figure by figure, in the standard and the super-over scope. Only files "
-        "whose match is imported and public are read. Exits non-zero on any difference."
+        "Recompute every batting, bowling and fielding career, every player's innings list, "
+        "every partnership and every team's record straight from Cricsheet files (not "
+        "through the engine) and compare them with the engine's in this database, figure by "
+        "figure, in the standard and the super-over scope. Only files whose match is "
+        "imported and public are read. Exits non-zero on any difference."
     )
 
     def add_arguments(self, parser):
@@ -53,12 +114,15 @@ class Command(BaseCommand):
         }
         folds = {mode: Recomputation(super_overs=mode) for mode in ("exclude", "only")}
         read = 0
+        stands: dict[str, dict] = {}
         with tqdm(unit="match", disable=options["verbosity"] == 0) as bar:
             for filename, raw in iter_sources(paths):
                 match_id = match_id_of(filename)
                 if match_id in imported:
+                    document = json.loads(raw)
                     for fold in folds.values():
-                        fold.add_file(raw, match_id=match_id)
+                        fold.add(document, match_id=match_id)
+                    stands.update(partnerships_in_file(document, match_id=match_id))
                     read += 1
                 bar.update(1)
         if read != len(imported):
@@ -68,6 +132,7 @@ class Command(BaseCommand):
             )
         problems = []
         players = 0
+        innings_read = 0
         for mode, fold in folds.items():
             rows = careers(Scope(super_overs=mode))
             for label, columns, files in (
@@ -78,6 +143,13 @@ class Command(BaseCommand):
                 problems += [
                     f"{mode} {label} {p}" for p in compare(engine_rows(rows, columns), files)
                 ]
+            innings = fold.innings_lists()
+            innings_read += len(innings)
+            problems += [
+                f"{mode} innings {p}"
+                for p in compare(engine_innings(rows, super_overs=mode), innings)
+            ]
+        problems += [f"partnership {p}" for p in compare(engine_partnerships(), stands)]
         teams = folds["exclude"].teams()
         problems += [
             f"team {p}"
@@ -86,7 +158,9 @@ class Command(BaseCommand):
         for line in problems[:show]:
             self.stdout.write(line)
         self.stdout.write(
-            f"verify-stats: matches={read} careers={players} differences={len(problems)}"
+            f"verify-stats: matches={read} careers={players} innings={innings_read} "
+            f"partnerships={len(stands)} "
+            f"differences={len(problems)}"
         )
         if problems or read != len(imported):
             raise CommandError("the engine and the files disagree")
