@@ -89,6 +89,19 @@ def test_a_brand_alias_can_rename_the_house(two_spellings, editor):
     assert Brand.objects.get(pk=vireo.brand_id).name == "VIREO"
 
 
+def test_a_renamed_house_still_reads_its_old_spelling_so_folding_goes_on(two_spellings, editor):
+    vireo, christian, _ = two_spellings
+    services.brand_alias_apply(
+        alias=christian.brand,
+        canonical=vireo.brand,
+        actor=editor,
+        note="one house",
+        preferred_name="Vireo Paris",
+    )
+    again = see("Vireo Brisant EDP For Men 200 ml", "Maison Vireo", "9", shop="dxb")
+    assert again.pk == live(vireo).pk
+
+
 def test_a_brand_cannot_be_its_own_alias(two_spellings, editor):
     vireo, *_ = two_spellings
     with pytest.raises(ValidationError):

@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from catalogue import services
@@ -89,8 +89,31 @@ def test_rederive_rekeys_merged_rows_too():
     assert merged.match_key == "vireo|brisant men|edt|100ml"
 
 
-def test_the_rederive_command_reports_what_changed(capsys):
+def test_the_rederive_command_reports_what_changed(capsys, editor):
     product = see("Vireo Brisant EDT Men 100 ml", "Vireo", "1")
     Product.objects.filter(pk=product.pk).update(match_key="stale")
-    call_command("rederive")
+    call_command("rederive", actor=editor.username)
     assert "1 products checked, 1 changed (match_key 1)" in capsys.readouterr().out
+
+
+def test_the_rederive_command_refuses_to_fold_without_a_person():
+    with pytest.raises(CommandError):
+        call_command("rederive")
+
+
+def test_rederive_under_new_rules_folds_the_products_that_now_share_a_key(editor):
+    old = see("Vireo Brisant EDT Men 100 ml", "Vireo", "1")
+    Product.objects.filter(pk=old.pk).update(match_key="vireo|old rules|edt|100ml")
+    new = see("Vireo Brisant EDT Men 100 ml", "Vireo", "2")
+    assert new.pk != old.pk
+    Product.objects.filter(pk__in=[old.pk, new.pk]).update(identity_rules_version=0)
+    report = services.products_rederive_and_fold(rules_version=0, actor=editor)
+    assert report.folded == 1
+    assert services.product_follow_merges(Product.objects.get(pk=new.pk)).pk == old.pk
+
+
+def test_rederive_and_fold_a_second_time_changes_nothing(editor):
+    see("Vireo Brisant EDT Men 100 ml", "Vireo", "1")
+    services.products_rederive_and_fold(actor=editor)
+    again = services.products_rederive_and_fold(actor=editor)
+    assert (again.rederived.changed, again.folded) == (0, 0)
