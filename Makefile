@@ -21,7 +21,7 @@ EMBEDDED_ENV = $(if $(wildcard var/embedded.env),env $$(cat var/embedded.env))
 .PHONY: verify-data
 .PHONY: fuzz
 .PHONY: stop-embedded
-.PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query
+.PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query bench-identity
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -128,6 +128,9 @@ bench-prices: services ## Benchmark: a product page's latest prices at 10M obser
 
 bench-suggest: services ## Benchmark: suggest over the dev catalogue vs reading its rows; collection with history vs without
 	$(PY) bench/suggest.py
+bench-identity: services ## Benchmark: identity recall and false merges on hand-labelled pairs of the dev feeds (collect + suggest)
+	$(PY) bench/identity.py $(BENCH_ARGS)
+
 bench-corrections: services ## Benchmark: one delivery correction vs the plain-SQL floor of the rows it writes
 	$(PY) bench/corrections.py
 

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
 
+from catalogue.identity import houses
 from catalogue.identity.keys import UNKNOWN, vetoed
 from catalogue.models import Brand, Product, ProductLine
 from curation.models import MergeLevel
@@ -134,6 +135,8 @@ def _same_key(rows: list[Row]) -> Iterable[Proposal]:
             groups[(row.house, row.line, row.variation, row.quantity, row.rest)].append(row)
     for members in groups.values():
         for a, b in _pairs(members):
+            if _barcodes_settle(a, b):
+                continue
             if a.gtin and b.gtin and a.gtin != b.gtin:
                 score, why = 0.5, f"one key, two barcodes ({a.gtin} and {b.gtin})"
             elif veto := vetoed(a.vertical, a.attributes, b.attributes):
@@ -141,6 +144,25 @@ def _same_key(rows: list[Row]) -> Iterable[Proposal]:
             else:
                 score, why = 0.9, "one key (house, line, variation, size) but kept apart"
             yield Proposal(MergeLevel.PRODUCT, a.id, b.id, score, why, "same_key")
+
+
+def _barcodes_settle(a: Row, b: Row) -> bool:
+    """Two barcodes and a difference the rules can see (strength, packaging) are two
+    products: nothing for a person to decide."""
+    if not (a.gtin and b.gtin and a.gtin != b.gtin):
+        return False
+    packaging = a.attributes.get("packaging") != b.attributes.get("packaging")
+    return packaging or vetoed(a.vertical, a.attributes, b.attributes) is not None
+
+
+def another_line(house: str, short: str, long: str) -> bool:
+    """Whether the longer line is another product of the house: a line the house is known
+    to sell, or one meaningful word more ("1 Million" and "1 Million Lucky", "Kupka" and
+    "Kupka Argan"); a digit, a letter or filler is only another wording."""
+    extra = _words(long) - _words(short)
+    known = {line.key for line in houses.HOUSES[house].lines} if house in houses.HOUSES else set()
+    meaningful = {w for w in extra if w.isalpha() and len(w) > 2 and w not in FILLER_WORDS}
+    return long in known or bool(meaningful)
 
 
 def _no_variation(rows: list[Row]) -> Iterable[Proposal]:
@@ -214,6 +236,8 @@ def _nested_lines(rows: list[Row]) -> Iterable[Proposal]:
         if len(by_line) < 2:
             continue
         for short, long, ratio in _line_pairs(by_line):
+            if another_line(key[0], short, long):
+                continue
             why = (
                 f"'{short}' is within '{long}' under {key[0]}, both {key[1] or 'no variation'} "
                 f"{by_line[short][0].size}"
@@ -279,6 +303,8 @@ def line_proposals(by_house: dict[str, list[ProductLine]] | None = None) -> list
         for line in lines:
             by_key[line.key].append(line)
         for short, long, ratio in _line_pairs(by_key):
+            if another_line(house, short, long):
+                continue
             why = f"'{short}' is within '{long}' under {names.get(house, house)}"
             for a in by_key[short]:
                 for b in by_key[long]:

@@ -11,9 +11,9 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
 PAIRS = [
-    ("Dior Sauvage EDP 100 ml", "Christian Dior Sauvage Eau de Parfum 100 ml"),
-    ("Dior Homme EDT 50 ml", "Christian Dior Homme Eau de Toilette 50 ml"),
-    ("Dior Fahrenheit EDT 100 ml", "Christian Dior Fahrenheit Eau de Toilette 100 ml"),
+    ("Vireo Brisant EDP 100 ml", "Maison Vireo Brisant Eau de Parfum 100 ml"),
+    ("Vireo Homme EDT 50 ml", "Maison Vireo Homme Eau de Toilette 50 ml"),
+    ("Vireo Lointain EDT 100 ml", "Maison Vireo Lointain Eau de Toilette 100 ml"),
 ]
 
 
@@ -37,7 +37,7 @@ def queue(site_rows, site_server):
             sighting=services.Sighting(
                 location=location,
                 source_sku=sku,
-                listed=Listed(brand="Dior", name=name),
+                listed=Listed(brand="Vireo", name=name),
                 vertical="fragrance",
                 seen_at=datetime(2026, 1, 5, tzinfo=UTC),
             )

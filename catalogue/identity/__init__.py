@@ -6,4 +6,7 @@ of a house, variation aliases) so the same function serves ingest, rederive and 
 resolve; bump it whenever a change here could change a key.
 """
 
-RULES_VERSION = 1
+RULES_VERSION = 2
+"""v2: houses read from the title by the house table (``houses``), known lines and flankers
+per house, look-alikes, body products and samples keyed apart, testers keyed with the retail
+item, bare ounce sizes, and one canonical variation subsumes the parsed concentration."""

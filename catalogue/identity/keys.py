@@ -9,18 +9,22 @@ both sides declare them and they differ, and never key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from catalogue.identity import RULES_VERSION
+from catalogue.identity import houses as house_rules
 from catalogue.identity.brands import brand_key
 from catalogue.identity.gtin import GtinReading, gtin_in_text, read_gtin
-from catalogue.identity.lines import Variation, line_key, read_variation
+from catalogue.identity.lines import Variation, read_line, read_variation
 from catalogue.identity.quantity import Quantity, parse_quantity
+from catalogue.identity.text import fold as fold_text
 from catalogue.identity.text import name_key
 
 UNKNOWN = "?"
+_PLASTIC = re.compile(r"\b(?:muovipullo|pet|plastic|plastikflasche)\b")
 # Attributes that keep two products apart when both declare them and they differ.
 VETO_ATTRIBUTES = {"fragrance": ("concentration",), "beauty": ("concentration",)}
 ABV_TOLERANCE = Decimal("0.5")
@@ -68,6 +72,7 @@ class Standard:
             line=self.line_key,
             variation=self.variation.canonical,
             quantity=self.quantity,
+            marks=tuple(m for m in KEY_MARKS if self.attributes.get(m)),
         )
 
     @property
@@ -79,9 +84,15 @@ class Standard:
         return bool(self.house and self.line_key and self.quantity.key() != "unknown")
 
 
-def match_key(*, house: str | None, line: str, variation: str, quantity: Quantity) -> str:
+# Marks that make a listing another product than the line's own bottle, in the fifth part.
+KEY_MARKS = ("sample", "body", "lookalike")
+
+
+def match_key(
+    *, house: str | None, line: str, variation: str, quantity: Quantity, marks: tuple = ()
+) -> str:
     parts = [house or UNKNOWN, line or UNKNOWN, variation, quantity.key()]
-    fifth = quantity.form_part()
+    fifth = ",".join(p for p in (quantity.form_part(), *marks) if p)
     if fifth:
         parts.append(fifth)
     return "|".join(parts)
@@ -97,13 +108,13 @@ def _abv(text: str | None) -> Decimal | None:
     return value if 0 <= value <= 100 else None
 
 
-def listed_quantity(listed: Listed) -> Quantity:
+def listed_quantity(listed: Listed, *, vertical: str = "") -> Quantity:
     """The quantity a listing states: its quantity column, else its name (a tester or
     sample in the name marks the column's reading). Its ``rule`` is set when the amount is
     one no purchase can have."""
     quantity = parse_quantity(listed.quantity_text, dedicated=True)
     if quantity.state == "none" or (quantity.state == "unparsed" and not listed.quantity_text):
-        return parse_quantity(listed.name)
+        return parse_quantity(listed.name, bare_ounces=vertical == "fragrance")
     if listed.quantity_text:
         named = parse_quantity(listed.name)
         if quantity.state == "stated" and (named.tester or named.sample):
@@ -125,12 +136,18 @@ def derive(
     """
     houses = houses or {}
     fold = brand_key(listed.brand)
-    house = None
-    if fold:
-        house = houses.get(fold) or House(slug=fold, spellings=(listed.brand or "",))
-    spellings: Sequence[str | None] = (*(house.spellings if house else ()), listed.brand)
+    house = _house(listed, fold, houses)
+    rule = house_rules.HOUSES.get(house.slug) if house else None
+    # A house the rules know is stripped by its own names and its spellings as people
+    # decided them, never by a brand field that names no house ("Acqua Di Gio", "Elixir"
+    # are line words); any other house by its spellings and the brand field.
+    spellings: Sequence[str | None] = (
+        *(" ".join(name) for name in (rule.names if rule else ())),
+        *(house.spellings if house else ()),
+        *((listed.brand,) if rule is None else ()),
+    )
 
-    quantity = listed_quantity(listed)
+    quantity = listed_quantity(listed, vertical=vertical)
     gtin = read_gtin(listed.gtin)
     if not listed.gtin:
         embedded = gtin_in_text(listed.name)
@@ -140,6 +157,16 @@ def derive(
     variation = read_variation(
         listed.name, vertical=vertical, listed_variant=listed.variant, aliases=variation_aliases
     )
+    line = read_line(
+        listed.name,
+        vertical=vertical,
+        brand_spellings=spellings,
+        house=house.slug if house else None,
+    )
+    if line.variation and not variation.unknown:
+        # The line's name states its strength: one variation whatever each seller typed.
+        variation = Variation(canonical=line.variation, raw=variation.raw, concentration=None,
+                              kind="concentration")  # fmt: skip
     attributes: dict = {}
     if variation.canonical:
         attributes["variation"] = variation.canonical
@@ -149,6 +176,13 @@ def derive(
         attributes["concentration"] = variation.concentration
     if quantity.tester:
         attributes["tester"] = True
+    if vertical == "fragrance":
+        if house_rules.lookalike(listed.name):
+            attributes["lookalike"] = True
+        if house_rules.body_product(listed.name):
+            attributes["body"] = True
+    if vertical == "drinks" and _PLASTIC.search(fold_text(listed.name)):
+        attributes["packaging"] = "plastic"
     if quantity.sample:
         attributes["sample"] = True
     if quantity.promo_extra is not None:
@@ -163,7 +197,7 @@ def derive(
         vertical=vertical,
         brand_key=fold,
         house=house,
-        line_key=line_key(listed.name, vertical=vertical, brand_spellings=spellings),
+        line_key=line.key,
         variation=variation,
         quantity=quantity,
         gtin=gtin,
@@ -173,6 +207,20 @@ def derive(
     )
 
 
+def _house(listed: Listed, fold: str | None, houses: Mapping[str, House]) -> House | None:
+    """The house of a listing: a person's alias of its brand first, then the house the rules
+    read from the brand field and the name (``houses.read_house``), then the brand's fold."""
+    decided = houses.get(fold) if fold else None
+    if decided is not None and decided.slug != fold:
+        return decided
+    ruled = house_rules.read_house(listed.brand, listed.name, placeholder=fold is None)
+    if ruled:
+        return houses.get(ruled) or House(slug=ruled)
+    if not fold:
+        return None
+    return houses.get(fold) or House(slug=fold, spellings=(listed.brand or "",))
+
+
 def vetoed(vertical: str, left: Mapping, right: Mapping) -> str | None:
     """Why two products with one key must stay apart, or None.
 
@@ -180,6 +228,14 @@ def vetoed(vertical: str, left: Mapping, right: Mapping) -> str | None:
     """
     for name in VETO_ATTRIBUTES.get(vertical, ()):
         a, b = left.get(name), right.get(name)
+        if (
+            name == "concentration"
+            and left.get("variation")
+            and (left.get("variation") == right.get("variation"))
+        ):
+            # One canonical variation subsumes the parsed concentration (two Elixirs, one
+            # typed as parfum and one as edp, are one variation).
+            continue
         if a and b and a != b:
             return f"{name} differs ({a} vs {b})"
     a_abv, b_abv = left.get("abv"), right.get("abv")

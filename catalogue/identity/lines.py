@@ -11,29 +11,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 
+from catalogue.identity import houses
 from catalogue.identity import quantity as q
-from catalogue.identity.text import fold, words
+from catalogue.identity.text import NUMBER_WORDS, fold, words
 
 BEAUTY_VERTICALS = frozenset({"fragrance", "beauty"})
 
-_NUMBER_WORDS = {
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-    "ten": "10",
-}
+_NUMBER_WORDS = NUMBER_WORDS
 
 # Seller and shelf noise in any vertical: none of it tells two products apart.
 _NOISE = frozenset(
     [
         "new",
+        "us",
+        "usa",
+        "us1",
+        "nwob",
         "brand",
         "sealed",
         "seald",
@@ -196,6 +191,7 @@ _YEARS = re.compile(
     r"(?:\s+old)?\b"
 )
 _STRENGTH = re.compile(r"(?<![\d.])\d+(?:[.,]\d+)?\s*%\s*(?:vol\.?|abv|alc\.?)?")
+_BARE_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.%])")
 _LONG_NUMBER = re.compile(r"(?<!\d)\d{8,14}(?!\d)")
 
 
@@ -214,6 +210,21 @@ class Variation:
 
 
 NO_VARIATION = Variation(canonical="", raw="", concentration=None)
+
+
+def _strip_bare_sizes(text: str, ounces: list[Decimal]) -> str:
+    """A bare decimal that is a size without its unit ("3.4 EDP", "2.6 oz 2.5") is no line
+    word; one that is not ("Cupid 2.0" beside "1.7 oz") stays."""
+
+    def size(m: re.Match[str]) -> str:
+        value = Decimal(m.group(0))
+        if ounces:
+            near = any(abs(value - oz) <= Decimal("0.2") for oz in ounces)
+        else:
+            near = value in q.BARE_OUNCE_SIZES
+        return " " if near else m.group(0)
+
+    return _BARE_DECIMAL.sub(size, text)
 
 
 def _strip_quantities(text: str) -> str:
@@ -267,16 +278,69 @@ def _concentration_tokens() -> list[tuple[list[str], str]]:
 
 def line_key(name: str | None, *, vertical: str, brand_spellings: Iterable[str | None] = ()) -> str:
     """The line key of a collected name; "" when nothing identifying is left."""
+    return read_line(name, vertical=vertical, brand_spellings=brand_spellings).key
+
+
+@dataclass(frozen=True)
+class LineReading:
+    key: str
+    # The variation a known line's name states ("Code Profumo" is a parfum), else "".
+    variation: str = ""
+    known: bool = False
+
+
+def _known_line(tokens: list[str], house: str) -> LineReading | None:
+    """A house's known line in the words, with any word of another of its lines beside it
+    ("1 Million" + "Lucky"): one meaningful word more is another product, kept in the key.
+    The line names its audience, so "for Men" is dropped; "for Women" names another bottle.
+    """
+    found = houses.known_line(house, tokens)
+    if found is None:
+        return None
+    line, start, end = found
+    rest = tokens[:start] + tokens[end:]
+    rest = _remove_phrases(rest, [p for p, _ in _concentration_tokens()])
+    others = houses.line_words(house, besides=line.key)
+    extra = [
+        t for t in dict.fromkeys(rest) if t in others and t not in AUDIENCE and t not in _NOISE
+    ]
+    women = ["women"] if any(AUDIENCE.get(t) == "women" for t in rest) else []
+    return LineReading(" ".join([line.key, *extra, *women]), line.variation, known=True)
+
+
+def read_line(
+    name: str | None,
+    *,
+    vertical: str,
+    brand_spellings: Iterable[str | None] = (),
+    house: str | None = None,
+) -> LineReading:
+    """The line of a collected name: a known line of ``house`` when the name has one, else
+    the name minus the brand, the measures and the noise ("" when nothing is left)."""
     text = fold(name)
     if vertical == "drinks":
         text = _YEARS.sub(r" \1 ", text)
         text = _STRENGTH.sub(" ", text)
     text = _LONG_NUMBER.sub(" ", text)
+    ounces = [
+        Decimal(m["num"])
+        for m in q._AMOUNT.finditer(q._normalise(text))
+        if re.sub(r"[\s.]", "", m["unit"]) in ("oz", "floz")
+    ]
     text = _strip_quantities(text)
+    if vertical in BEAUTY_VERTICALS:
+        text = _strip_bare_sizes(text, ounces)
+        text = text.replace("*", "")
     tokens = [_NUMBER_WORDS.get(t, t) for t in words(text)]
+    before = len(tokens)
     tokens = _remove_phrases(tokens, _brand_phrases(brand_spellings))
+    removed = len(tokens) < before
 
     beauty = vertical in BEAUTY_VERTICALS
+    if beauty and house:
+        known = _known_line(tokens, house)
+        if known is not None:
+            return known
     audience: list[str] = []
     if beauty:
         tokens = _remove_phrases(tokens, [p for p, _ in _concentration_tokens()])
@@ -295,8 +359,11 @@ def line_key(name: str | None, *, vertical: str, brand_spellings: Iterable[str |
         # dict keys keep the first occurrence's position.
         tokens = list(dict.fromkeys(tokens))
     if not tokens:
-        return ""
-    return " ".join(tokens + sorted(audience))
+        # Nothing but the house ("Aramis by Aramis", "Bentley Intense by Bentley"): the
+        # house's eponymous line.
+        eponymous = next((" ".join(p) for p in _brand_phrases(brand_spellings) if p), "")
+        return LineReading(eponymous if beauty and removed else "")
+    return LineReading(" ".join(tokens + sorted(audience)))
 
 
 def _find_concentration(tokens: list[str]) -> tuple[str | None, list[str]]:
@@ -318,6 +385,10 @@ def _find_concentration(tokens: list[str]) -> tuple[str | None, list[str]]:
     # elixir whatever else is said; otherwise the first one named is the claim.
     if "elixir" in canonicals:
         return "elixir", raw
+    # "EDT ... Eau de Toilette Intense" claims the intense one, wherever it is named.
+    for canonical in canonicals:
+        if canonical.endswith(" intense") and canonical.split()[0] in canonicals:
+            return canonical, raw
     return canonicals[0], raw
 
 
@@ -358,6 +429,8 @@ def read_variation(
     raw = " ".join([*flankers, *raw_words]) or (declared if concentration else "")
     if raw in aliases:
         canonical = aliases[raw]
+    elif flankers == ["intense"] and concentration in ("edp", "edt", "edc"):
+        canonical = f"{concentration} intense"  # "Intense EDP" is "EDP Intense"
     else:
         canonical = " ".join([*flankers, concentration or ""]).strip()
     kind = "flanker" if flankers else ("concentration" if concentration else "")

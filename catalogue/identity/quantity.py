@@ -23,9 +23,9 @@ BOTTLE_SIZES_ML = tuple(
     Decimal(s)
     for s in (
         "1", "1.2", "1.5", "2", "3", "4", "5", "7.5", "8", "9", "10", "11", "12", "15", "18",
-        "20", "25", "30", "35", "40", "45", "50", "60", "65", "70", "75", "80", "90", "100",
-        "110", "120", "125", "150", "175", "180", "200", "225", "250", "300", "350", "375",
-        "400", "450", "500", "700", "750", "1000",
+        "20", "25", "30", "35", "40", "45", "50", "60", "65", "70", "75", "80", "90",
+        "100", "105", "110", "118", "120", "125", "150", "175", "180", "200", "225", "250",
+        "300", "350", "375", "400", "450", "500", "700", "750", "1000",
     )
 )  # fmt: skip
 SNAP_TOLERANCE = Decimal("0.035")
@@ -85,9 +85,8 @@ class Quantity:
             parts.append(f"set:{contents}" if contents else f"set:{self.key()}")
         elif self.form == Form.REFILL:
             parts.append("refill")
-        if self.tester:
-            # A tester is sold without its box (often without a cap): not the retail item.
-            parts.append("tester")
+        # A tester (or a bottle sold without its box) is the same product: it keys with the
+        # retail item and is marked on the listing's product attributes only.
         return ",".join(parts)
 
     @property
@@ -123,9 +122,18 @@ def ounces_to_ml(ounces: Decimal) -> Decimal:
     return snap_ml(ounces * ML_PER_US_FL_OZ)
 
 
-_NUM = r"(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
-_UNIT = r"(?:fl\.?\s*oz|oz|ml|mls|cl|litres?|liters?|ltr|lt|l|kg|gr|g|pcs|pc)"
-_AMOUNT = re.compile(rf"(?<![0-9.])(?P<num>{_NUM})\s*(?P<unit>{_UNIT})\.?(?![a-z])")
+# A number may start with its point (".5 oz") only where no word ends right before it: in
+# "Botanic T.400ml" the point closes an abbreviation and the amount is 400 ml.
+_NUM = r"(?:[0-9]+(?:\.[0-9]+)?|(?<![a-z])\.[0-9]+)"
+_UNIT = r"(?:fl\.?\s*oz|oz|ml|mls|cl|litres?|liters?|ltr|lt|l|kg|gr|g|pcs|pc|kom)"
+_AMOUNT = re.compile(rf"(?<![0-9])(?<![0-9]\.)(?P<num>{_NUM})\s*(?P<unit>{_UNIT})\.?(?![a-z])")
+# A bare decimal a fragrance seller means as ounces ("Khadlaj ... 3.4 EDP"): only the US
+# bottle sizes, and only when the name states no other amount.
+_BARE_OUNCES = re.compile(r"(?<![\w.])(?P<num>[0-9]\.[0-9]{1,2})(?![\w.%/])")
+BARE_OUNCE_SIZES = frozenset(
+    Decimal(s) for s in ("1.0", "1.6", "1.7", "2.0", "2.5", "3.0", "3.3", "3.4", "4.2", "5.0",
+                         "6.7", "6.8")
+)  # fmt: skip
 _PACK_BEFORE = re.compile(
     rf"(?<![0-9.])(?P<count>[0-9]+)\s*[x\u00d7*]\s*(?={_NUM}\s*{_UNIT}(?![a-z]))"
 )
@@ -142,6 +150,8 @@ _TESTER = re.compile(r"\btester\b")
 _SAMPLE = re.compile(r"\b(samples?|sampler|vials?)\b")
 _REFILL = re.compile(r"\brefill\b")
 _SET_WORD = re.compile(r"\b(gift\s*set|giftset|set|kit|coffret)\b")
+# "Lot of 4", "Pack of 12": that many of the stated item in one purchase.
+_LOT_OF = re.compile(r"\b(?:lot|pack)\s+of\s+(?P<count>[0-9]{1,4})\b")
 
 _TO_ML = {"ml": Decimal(1), "mls": Decimal(1), "cl": Decimal(10)}
 _LITRES = {"l", "lt", "ltr", "litre", "litres", "liter", "liters"}
@@ -238,7 +248,9 @@ class _Flags(TypedDict):
     sample: bool
 
 
-def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
+def parse_quantity(
+    text: str | None, *, dedicated: bool = False, bare_ounces: bool = False
+) -> Quantity:
     """Read the quantity out of ``text``.
 
     ``dedicated`` means the text is a quantity field (a bottle-size column) rather than a
@@ -246,8 +258,11 @@ def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
     Conflicting amounts are ``unparsed``: a size is never guessed. An amount no purchase
     can have (negative, zero, an exponent, beyond ``MAX_PER_UNIT``) is ``unparsed`` with
     its ``rule``. Any text gives a Quantity: this never raises.
+
+    ``bare_ounces`` (fragrance names) reads a bare US bottle size with no unit ("3.4 EDP")
+    as ounces when the name states no other amount.
     """
-    quantity = _parse(text, dedicated=dedicated)
+    quantity = _parse(text, dedicated=dedicated, bare_ounces=bare_ounces)
     if quantity.value is not None and quantity.unit is not None:
         ceiling = MAX_PER_UNIT[quantity.unit]
         if quantity.value > ceiling:
@@ -262,7 +277,7 @@ def parse_quantity(text: str | None, *, dedicated: bool = False) -> Quantity:
     return quantity
 
 
-def _parse(text: str | None, *, dedicated: bool) -> Quantity:
+def _parse(text: str | None, *, dedicated: bool, bare_ounces: bool = False) -> Quantity:
     if not text or not text.strip():
         return Quantity(state=State.NONE)
     t = _normalise(text)
@@ -306,6 +321,11 @@ def _parse(text: str | None, *, dedicated: bool) -> Quantity:
     weights = [a for a in amounts if a[2] == "weight"]
     counts = [a for a in amounts if a[2] == "count"]
 
+    if not amounts and not set_of and bare_ounces:
+        bare = {Decimal(m["num"]) for m in _BARE_OUNCES.finditer(t)} & BARE_OUNCE_SIZES
+        if len(bare) == 1:
+            ounces = bare.pop()
+            return Quantity(state=State.STATED, value=ounces_to_ml(ounces), unit=Unit.ML, **flags)
     if not amounts and not set_of:
         if dedicated:
             return Quantity(state=State.UNPARSED, problem="no amount with a unit", **flags)
@@ -366,6 +386,17 @@ def _parse(text: str | None, *, dedicated: bool) -> Quantity:
                 set_contents=tuple([f"{_fmt(single)}{unit}"] * int(set_of["count"])),
                 **flags,
             )
+        if _SET_WORD.search(t):
+            # A set with one stated item ("2 Piece Set 3.4 oz EDT + Deodorant"): a set of
+            # its own, never the single bottle.
+            return Quantity(
+                state=State.STATED,
+                value=single,
+                unit=unit,
+                form=Form.SET,
+                set_contents=(f"{_fmt(single)}{unit}",),
+                **flags,
+            )
         return Quantity(
             state=State.STATED,
             value=single,
@@ -391,6 +422,9 @@ def _parse(text: str | None, *, dedicated: bool) -> Quantity:
 
 
 def _pack_count(t: str) -> int | None:
+    lot = _LOT_OF.search(t)
+    if lot:
+        return int(lot["count"])
     before = _PACK_BEFORE.search(t)
     if before:
         return int(before["count"])

@@ -9,6 +9,19 @@ import unicodedata
 _SPECIAL_LETTERS = str.maketrans(
     {"đ": "dj", "Đ": "Dj", "ß": "ss", "æ": "ae", "Æ": "Ae", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L"}
 )
+# Numbers written as words read as digits ("One Million" is "1 Million").
+NUMBER_WORDS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+}
 _APOSTROPHES = re.compile(r"['\u2019\u2018`\u00b4]")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 

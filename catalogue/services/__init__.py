@@ -19,6 +19,7 @@ from catalogue.services.aliases import (
     brand_alias_apply,
     line_alias_apply,
     products_fold,
+    products_rederive_and_fold,
     variation_alias_set,
 )
 from catalogue.services.book import (
@@ -123,6 +124,7 @@ __all__ = [
     "product_unmerge",
     "products_fold",
     "products_rederive",
+    "products_rederive_and_fold",
     "retailer_ensure",
     "standard_for",
     "time_refusal",

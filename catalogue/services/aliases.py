@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.services import audit_record
+from catalogue.identity import RULES_VERSION
 from catalogue.identity.keys import UNKNOWN, vetoed
 from catalogue.models import (
     Brand,
@@ -24,7 +25,7 @@ from catalogue.models import (
 )
 from catalogue.services.common import _by, _root
 from catalogue.services.merges import product_merge
-from catalogue.services.rederive import products_rederive
+from catalogue.services.rederive import RederiveReport, products_rederive
 from curation.services import merge_candidates_supersede
 
 if TYPE_CHECKING:
@@ -79,6 +80,37 @@ def products_fold(*, products: Iterable[Product], actor: User, note: str) -> tup
             product_merge(loser=other, survivor=survivor, actor=actor, note=f"Folded: {note}")
             folded += 1
     return folded, left
+
+
+@dataclass
+class RederiveFoldReport:
+    rederived: RederiveReport
+    folded: int = 0
+    left_for_a_person: int = 0
+
+    def line(self) -> str:
+        return (
+            f"{self.rederived.line()}; folded {self.folded} product(s) that now share a key, "
+            f"{self.left_for_a_person} pair(s) left for a person (two barcodes or a veto)"
+        )
+
+
+@transaction.atomic
+def products_rederive_and_fold(
+    *, actor: User, rules_version: int | None = None
+) -> RederiveFoldReport:
+    """Re-key products under the current identity rules, then fold every live product that
+    now agrees on all key parts with a re-keyed one (two barcodes or a veto stay apart for
+    ``suggest``), each merge recorded under the person who ran it. Safe to repeat: a second
+    run re-keys and folds nothing."""
+    note = f"identity rules v{RULES_VERSION} give them one key"
+    rederived = products_rederive(rules_version=rules_version, actor=actor, reason=note)
+    folded, left = products_fold(
+        products=Product.objects.filter(pk__in=rederived.changed_ids), actor=actor, note=note
+    )
+    if folded:
+        merge_candidates_supersede()
+    return RederiveFoldReport(rederived=rederived, folded=folded, left_for_a_person=left)
 
 
 def _rekey_and_fold(

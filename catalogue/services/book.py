@@ -53,7 +53,14 @@ def identity_book() -> IdentityBook:
     houses = {}
     for brand in brands.values():
         house = root(brand)
-        spellings = tuple(sorted({m.name for m in members[house.slug]}))
+        # Every member's name and the fold it was first written as: a preferred name on the
+        # house renames it, and its old spelling must still be read as the house.
+        spellings = tuple(
+            sorted(
+                {m.name for m in members[house.slug]}
+                | {m.slug.replace("-", " ") for m in members[house.slug]}
+            )
+        )
         houses[brand.slug] = House(slug=house.slug, spellings=spellings)
     aliases: dict[str, dict[str, str]] = {}
     for alias in VariationAlias.objects.all():

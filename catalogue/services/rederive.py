@@ -8,6 +8,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
+from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
@@ -43,6 +44,7 @@ class RederiveReport:
     changed: int = 0
     fields: dict[str, int] = field(default_factory=dict)
     kept_by_override: int = 0
+    changed_ids: list[UUID] = field(default_factory=list)
 
     def line(self) -> str:
         detail = ", ".join(f"{k} {v}" for k, v in sorted(self.fields.items())) or "nothing"
@@ -205,6 +207,7 @@ def products_rederive(
                 report.fields[column] = report.fields.get(column, 0) + 1
         if changed:
             report.changed += 1
+            report.changed_ids.append(product.pk)
             _by(product, actor, reason or f"rederive under identity rules v{RULES_VERSION}")
             product.save(update_fields=[*changed, "updated_at"])
     return report

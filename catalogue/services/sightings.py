@@ -14,6 +14,7 @@ from django.db.models import F
 
 from catalogue.collection_records import IdentityMode, RawRecord
 from catalogue.identity.brands import display_name
+from catalogue.identity.houses import HOUSES
 from catalogue.identity.keys import House, Listed, Standard, vetoed
 from catalogue.identity.quantity import Unit
 from catalogue.identity.text import slug_fold
@@ -68,18 +69,30 @@ class SightingResult:
 
 
 def _brand_for(standard: Standard, listed_brand: str | None, book: IdentityBook) -> Brand | None:
-    if not standard.brand_key:
+    """The Brand row of the listing's house: the brand field's own row is kept (a spelling
+    seen), and the house the rules read (from the title, for a placeholder or a brand field
+    naming no house) is the product's brand."""
+    if standard.house is None:
         return None
-    brand = book.brands.get(standard.brand_key)
-    if brand is None:
-        brand, _ = Brand.objects.get_or_create(
-            slug=standard.brand_key,
-            defaults={"name": display_name([listed_brand or standard.brand_key])},
+    brand = None
+    if standard.brand_key:
+        brand = book.brands.get(standard.brand_key)
+        if brand is None:
+            brand, _ = Brand.objects.get_or_create(
+                slug=standard.brand_key,
+                defaults={"name": display_name([listed_brand or standard.brand_key])},
+            )
+            book.brands[brand.slug] = brand
+            book.houses.setdefault(brand.slug, House(slug=brand.slug, spellings=(brand.name,)))
+    house_slug = standard.house.slug
+    house = book.brands.get(house_slug)
+    if house is None and (brand is None or brand.slug != house_slug):
+        rule = HOUSES.get(house_slug)
+        house, _ = Brand.objects.get_or_create(
+            slug=house_slug, defaults={"name": rule.display if rule else house_slug}
         )
-        book.brands[brand.slug] = brand
-        book.houses.setdefault(brand.slug, House(slug=brand.slug, spellings=(brand.name,)))
-    house_slug = standard.house.slug if standard.house else brand.slug
-    return book.brands.get(house_slug, brand)
+        book.brands[house.slug] = house
+    return house or brand
 
 
 def _line_for(

@@ -58,9 +58,9 @@ def sight(name, brand, sku, *, shop="lhr"):
 
 @pytest.fixture
 def queued():
-    """Two Sauvage wordings with prices, and the pairs suggest queues for them."""
-    short = sight("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1")
-    long = sight("Christian Dior Sauvage Men's EDP 3.4 oz Fragrance Spray", "Dior", "2")
+    """Two Brisant wordings with prices, and the pairs suggest queues for them."""
+    short = sight("Vireo Brisant EDP Men's Fragrance 3.4 Oz", "Vireo", "1")
+    long = sight("Vireo Brisant EDP Spray 3.4 oz (m) Men's", "Vireo", "2")
     for result in (short, long):
         PriceObservationFactory(listing=result.listing)
     curation_services.candidates_suggest()
@@ -82,8 +82,8 @@ def test_the_queue_renders_each_level(editor_console, queued, level):
 
 def test_the_queue_shows_both_sides_with_listings_and_prices(editor_console, queued):
     page = editor_console.get(QUEUE, {"level": "product"}).content.decode()
-    assert "Dior Sauvage EDP Men&#x27;s Fragrance 3.4 Oz" in page
-    assert "Christian Dior Sauvage Men&#x27;s EDP 3.4 oz Fragrance Spray" in page
+    assert "Vireo Brisant EDP Men&#x27;s Fragrance 3.4 Oz" in page
+    assert "Vireo Brisant EDP Spray 3.4 oz (m) Men&#x27;s" in page
     assert "50.00 GBP" in page and 'value="accept:' in page
 
 
@@ -92,7 +92,7 @@ def test_the_queue_costs_the_same_for_more_pairs(
 ):
     for n in range(6):
         curation_services.merge_candidate_propose(
-            level="product", left_id=queued[0].pk, right_id=sight(f"Dior X{n} 50 ml", "Dior",
+            level="product", left_id=queued[0].pk, right_id=sight(f"Vireo X{n} 50 ml", "Vireo",
             f"x{n}").product.pk, score=0.1, why="test pair"
         )  # fmt: skip
     with django_assert_max_num_queries(12):
@@ -132,15 +132,15 @@ def test_bulk_reject_asks_for_a_note_then_decides_each(reviewer_console, queued)
 
 
 def test_an_editor_aliases_two_brands_from_the_console(editor_console, editor):
-    dior = sight("Dior Sauvage EDT 100 ml", "Dior", "1").product.brand
-    christian = sight("Christian Dior Sauvage EDT 100 ml", "Christian Dior", "2").product.brand
-    page = action(editor_console, BRANDS, "alias_brands", [dior.pk, christian.pk])
+    vireo = sight("Vireo Brisant EDT 100 ml", "Vireo", "1").product.brand
+    christian = sight("Maison Vireo Brisant EDT 100 ml", "Maison Vireo", "2").product.brand
+    page = action(editor_console, BRANDS, "alias_brands", [vireo.pk, christian.pk])
     assert b"Make one of these an alias" in page.content
     action(
-        editor_console, BRANDS, "alias_brands", [dior.pk, christian.pk], confirm="yes",
-        canonical=str(dior.pk), note="one house",
+        editor_console, BRANDS, "alias_brands", [vireo.pk, christian.pk], confirm="yes",
+        canonical=str(vireo.pk), note="one house",
     )  # fmt: skip
-    assert Brand.objects.get(pk=christian.pk).canonical_id == dior.pk
+    assert Brand.objects.get(pk=christian.pk).canonical_id == vireo.pk
 
 
 def test_an_editor_aliases_two_lines_from_the_console(editor_console, queued):
@@ -184,10 +184,10 @@ def test_an_editor_sets_an_override_with_a_reason(editor_console, queued, editor
     assert b"Set this value by hand?" in page.content
     action(
         editor_console, PRODUCTS, "set_override", [product.pk], confirm="yes",
-        field="name", value="Sauvage EDP", reason="house spelling",
+        field="name", value="Brisant EDP", reason="house spelling",
     )  # fmt: skip
     assert Override.objects.get().set_by == editor
-    assert Product.objects.get(pk=product.pk).name == "Sauvage EDP"
+    assert Product.objects.get(pk=product.pk).name == "Brisant EDP"
 
 
 def test_an_editor_withdraws_an_override(editor_console, queued, editor):

@@ -37,90 +37,103 @@ def live(product):
 
 @pytest.fixture
 def two_spellings():
-    dior = see("Dior Sauvage EDP For Men 200 ml", "Dior", "1")
-    christian = see("SAUVAGE by Christian Dior EDP For Men 200 ml", "Christian Dior", "2")
-    other = see("Christian Dior Fahrenheit EDT 100 ml", "Christian Dior", "3")
-    return dior, christian, other
+    vireo = see("Vireo Brisant EDP For Men 200 ml", "Vireo", "1")
+    christian = see("BRISANT by Maison Vireo EDP For Men 200 ml", "Maison Vireo", "2")
+    other = see("Maison Vireo Lointain EDT 100 ml", "Maison Vireo", "3")
+    return vireo, christian, other
 
 
 def test_a_brand_alias_moves_its_lines_to_the_house(two_spellings, editor):
-    dior, _, other = two_spellings
-    alias = Brand.objects.get(slug="christian-dior")
+    vireo, _, other = two_spellings
+    alias = Brand.objects.get(slug="maison-vireo")
     report = services.brand_alias_apply(
-        alias=alias, canonical=dior.brand, actor=editor, note="one house"
+        alias=alias, canonical=vireo.brand, actor=editor, note="one house"
     )
     alias.refresh_from_db()
-    assert (alias.canonical, alias.decided_by) == (dior.brand, editor)
-    assert ProductLine.objects.get(pk=live(other).line_id).brand == dior.brand
+    assert (alias.canonical, alias.decided_by) == (vireo.brand, editor)
+    assert ProductLine.objects.get(pk=live(other).line_id).brand == vireo.brand
     assert report.moved_lines >= 1
 
 
 def test_a_brand_alias_rekeys_products_and_folds_what_then_agrees(two_spellings, editor):
-    dior, christian, other = two_spellings
-    assert dior.pk != christian.pk
+    vireo, christian, other = two_spellings
+    assert vireo.pk != christian.pk
     report = services.brand_alias_apply(
-        alias=christian.brand, canonical=dior.brand, actor=editor, note="one house"
+        alias=christian.brand, canonical=vireo.brand, actor=editor, note="one house"
     )
-    assert live(christian).pk == dior.pk
-    assert live(other).match_key.startswith("dior|")
+    assert live(christian).pk == vireo.pk
+    assert live(other).match_key.startswith("vireo|")
     merge = ProductMerge.objects.get(from_product=christian)
     assert merge.merged_by == editor and "one house" in merge.reason
     assert report.folded == 1
 
 
 def test_a_brand_alias_writes_one_audit_row_naming_the_person(two_spellings, editor):
-    dior, christian, _ = two_spellings
+    vireo, christian, _ = two_spellings
     services.brand_alias_apply(
-        alias=christian.brand, canonical=dior.brand, actor=editor, note="one house"
+        alias=christian.brand, canonical=vireo.brand, actor=editor, note="one house"
     )
     entry = AuditEntry.objects.get(action="brand.alias")
     assert entry.actor == editor and entry.detail["note"] == "one house"
 
 
 def test_a_brand_alias_can_rename_the_house(two_spellings, editor):
-    dior, christian, _ = two_spellings
+    vireo, christian, _ = two_spellings
     services.brand_alias_apply(
         alias=christian.brand,
-        canonical=dior.brand,
+        canonical=vireo.brand,
         actor=editor,
         note="one house",
-        preferred_name="DIOR",
+        preferred_name="VIREO",
     )
-    assert Brand.objects.get(pk=dior.brand_id).name == "DIOR"
+    assert Brand.objects.get(pk=vireo.brand_id).name == "VIREO"
+
+
+def test_a_renamed_house_still_reads_its_old_spelling_so_folding_goes_on(two_spellings, editor):
+    vireo, christian, _ = two_spellings
+    services.brand_alias_apply(
+        alias=christian.brand,
+        canonical=vireo.brand,
+        actor=editor,
+        note="one house",
+        preferred_name="Vireo Paris",
+    )
+    again = see("Vireo Brisant EDP For Men 200 ml", "Maison Vireo", "9", shop="dxb")
+    assert again.pk == live(vireo).pk
 
 
 def test_a_brand_cannot_be_its_own_alias(two_spellings, editor):
-    dior, *_ = two_spellings
+    vireo, *_ = two_spellings
     with pytest.raises(ValidationError):
-        services.brand_alias_apply(alias=dior.brand, canonical=dior.brand, actor=editor, note="x")
+        services.brand_alias_apply(alias=vireo.brand, canonical=vireo.brand, actor=editor, note="x")
 
 
 def test_a_brand_alias_needs_a_note(two_spellings, editor):
-    dior, christian, _ = two_spellings
+    vireo, christian, _ = two_spellings
     with pytest.raises(ValidationError):
         services.brand_alias_apply(
-            alias=christian.brand, canonical=dior.brand, actor=editor, note=" "
+            alias=christian.brand, canonical=vireo.brand, actor=editor, note=" "
         )
-    assert Brand.objects.get(slug="christian-dior").canonical is None
+    assert Brand.objects.get(slug="maison-vireo").canonical is None
 
 
 def test_a_brand_alias_survives_rederive_and_recollection(two_spellings, editor):
-    dior, christian, _ = two_spellings
+    vireo, christian, _ = two_spellings
     services.brand_alias_apply(
-        alias=christian.brand, canonical=dior.brand, actor=editor, note="one house"
+        alias=christian.brand, canonical=vireo.brand, actor=editor, note="one house"
     )
     assert services.products_rederive().changed == 0
-    again = see("Christian Dior Sauvage EDP Men 200 ml", "Christian Dior", "9", shop="cdg")
-    assert again.pk == dior.pk
-    assert Brand.objects.get(slug="christian-dior").canonical_id == dior.brand_id
+    again = see("Maison Vireo Brisant EDP Men 200 ml", "Maison Vireo", "9", shop="cdg")
+    assert again.pk == vireo.pk
+    assert Brand.objects.get(slug="maison-vireo").canonical_id == vireo.brand_id
 
 
 def test_a_brand_alias_closes_the_brand_pair_as_superseded(two_spellings, editor):
-    dior, christian, _ = two_spellings
+    vireo, christian, _ = two_spellings
     curation_services.candidates_suggest()
     pair = MergeCandidate.objects.get(level="brand")
     services.brand_alias_apply(
-        alias=christian.brand, canonical=dior.brand, actor=editor, note="one house"
+        alias=christian.brand, canonical=vireo.brand, actor=editor, note="one house"
     )
     pair.refresh_from_db()
     assert pair.status == "superseded"
@@ -129,11 +142,11 @@ def test_a_brand_alias_closes_the_brand_pair_as_superseded(two_spellings, editor
 def test_the_brand_page_reader_answers_an_alias_with_its_house(two_spellings, editor):
     from catalogue.selectors import brand_resolve
 
-    dior, christian, _ = two_spellings
+    vireo, christian, _ = two_spellings
     services.brand_alias_apply(
-        alias=christian.brand, canonical=dior.brand, actor=editor, note="one house"
+        alias=christian.brand, canonical=vireo.brand, actor=editor, note="one house"
     )
-    assert brand_resolve("christian-dior")[0] == dior.brand
+    assert brand_resolve("maison-vireo")[0] == vireo.brand
 
 
 # --- Lines ----------------------------------------------------------------------------
@@ -141,8 +154,8 @@ def test_the_brand_page_reader_answers_an_alias_with_its_house(two_spellings, ed
 
 @pytest.fixture
 def two_wordings():
-    short = see("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1")
-    long = see("Christian Dior Sauvage Men's EDP 3.4 oz Fragrance Spray", "Dior", "2")
+    short = see("Vireo Brisant EDP Men's Fragrance 3.4 Oz", "Vireo", "1")
+    long = see("Maison Vireo Brisant Men's EDP 3.4 oz Fragrance Spray", "Vireo", "2")
     return short, long
 
 
@@ -161,20 +174,20 @@ def test_a_line_alias_survives_rederive_and_recollection(two_wordings, editor):
     short, long = two_wordings
     services.line_alias_apply(alias=long.line, canonical=short.line, actor=editor, note="same")
     assert services.products_rederive().changed == 0
-    again = see("Christian Dior Sauvage Men's EDP 3.4 oz", "Dior", "7", shop="cdg")
+    again = see("Maison Vireo Brisant Men's EDP 3.4 oz", "Vireo", "7", shop="cdg")
     assert again.pk == short.pk and again.line_id == short.line_id
 
 
 def test_lines_of_two_houses_cannot_be_aliased(editor):
-    a = see("Dior Sauvage EDT 100 ml", "Dior", "1")
+    a = see("Vireo Brisant EDT 100 ml", "Vireo", "1")
     b = see("Chanel Bleu EDT 100 ml", "Chanel", "2")
     with pytest.raises(ValidationError, match="different houses"):
         services.line_alias_apply(alias=a.line, canonical=b.line, actor=editor, note="no")
 
 
 def test_a_fold_never_joins_two_barcodes(editor):
-    short = see("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1", gtin="3348901250146")
-    long = see("Christian Dior Sauvage Men's EDP 3.4 oz Spray", "Dior", "2", gtin="3348901368247")
+    short = see("Vireo Brisant EDP Men's Fragrance 3.4 Oz", "Vireo", "1", gtin="3348901250146")
+    long = see("Maison Vireo Brisant Men's EDP 3.4 oz Spray", "Vireo", "2", gtin="3348901368247")
     report = services.line_alias_apply(
         alias=long.line, canonical=short.line, actor=editor, note="same line"
     )
@@ -187,8 +200,8 @@ def test_a_fold_never_joins_two_barcodes(editor):
 
 
 def test_a_variation_alias_rekeys_and_folds(editor):
-    named = see("Dior Sauvage EDT 100 ml", "Dior", "1")
-    odd = see("Dior Sauvage 100 ml", "Dior", "2", variant="Eau Fraiche")
+    named = see("Vireo Brisant EDT 100 ml", "Vireo", "1")
+    odd = see("Vireo Brisant 100 ml", "Vireo", "2", variant="Eau Fraiche")
     assert odd.attributes["variation"] == "?eau fraiche"
     alias, report = services.variation_alias_set(
         vertical="fragrance", raw="Eau Fraiche", canonical="edt", actor=editor, note="box says"
@@ -198,11 +211,11 @@ def test_a_variation_alias_rekeys_and_folds(editor):
 
 
 def test_a_variation_alias_survives_rederive_and_recollection(editor):
-    named = see("Dior Sauvage EDT 100 ml", "Dior", "1")
-    see("Dior Sauvage 100 ml", "Dior", "2", variant="Eau Fraiche")
+    named = see("Vireo Brisant EDT 100 ml", "Vireo", "1")
+    see("Vireo Brisant 100 ml", "Vireo", "2", variant="Eau Fraiche")
     services.variation_alias_set(
         vertical="fragrance", raw="eau fraiche", canonical="edt", actor=editor, note="box says"
     )
     assert services.products_rederive().changed == 0
-    again = see("Dior Sauvage 100 ml", "Dior", "5", variant="Eau Fraiche", shop="cdg")
+    again = see("Vireo Brisant 100 ml", "Vireo", "5", variant="Eau Fraiche", shop="cdg")
     assert again.pk == named.pk

@@ -19,7 +19,7 @@ DIOR = {
 
 def test_match_key_has_house_line_variation_and_quantity():
     standard = fragrance("Dior", "Dior Sauvage EDT Men 100 ml")
-    assert standard.match_key == "dior|sauvage men|edt|100ml"
+    assert standard.match_key == "dior|sauvage|edt|100ml"
 
 
 @pytest.mark.parametrize(
@@ -48,13 +48,19 @@ def test_the_same_sauvage_edp_from_dior_and_christian_dior_shares_a_key_through_
         "Christian Dior", "SAUVAGE by Christian Dior EDP For Men 6.8 oz / 200 ml", houses=DIOR
     )
     two = fragrance("Dior", "Dior Sauvage Men's EDP 200 ml", houses=DIOR)
-    assert one.match_key == two.match_key == "dior|sauvage men|edp|200ml"
+    assert one.match_key == two.match_key == "dior|sauvage|edp|200ml"
 
 
-def test_without_the_alias_christian_dior_and_dior_are_different_houses():
+def test_without_the_alias_two_houses_the_rules_do_not_know_stay_apart():
+    one = fragrance("Maison Vireo", "Brisant by Maison Vireo EDP For Men 200 ml")
+    two = fragrance("Vireo", "Vireo Brisant Men's EDP 200 ml")
+    assert one.match_key != two.match_key
+
+
+def test_christian_dior_and_dior_are_one_house_by_the_house_table():
     one = fragrance("Christian Dior", "SAUVAGE by Christian Dior EDP For Men 200 ml")
     two = fragrance("Dior", "Dior Sauvage Men's EDP 200 ml")
-    assert one.match_key != two.match_key
+    assert one.match_key == two.match_key
 
 
 SAUVAGE_EDT = ("Dior", "Dior Sauvage Eau de Toilette Men 3.4 oz")
@@ -81,14 +87,20 @@ def test_knock_offs_never_share_a_key_with_the_real_product(brand, name):
 
 
 @pytest.mark.parametrize("brand", ["Cologne", "AS SHOW", "Unbranded", "As Picture Show"])
-def test_a_placeholder_brand_is_never_keyable(brand):
-    assert not fragrance(brand, "Sauvage Eau De Parfum 3.4 oz / 100 ml EDP Spray").keyable
+def test_a_placeholder_brand_naming_no_house_is_never_keyable(brand):
+    assert not fragrance(brand, "Brisant Eau De Parfum 3.4 oz / 100 ml EDP Spray").keyable
 
 
-def test_pheromone_knock_off_under_the_real_brand_keeps_its_own_line():
+@pytest.mark.parametrize("brand", ["Cologne", "AS SHOW", "Unbranded", "As Picture Show"])
+def test_a_placeholder_brand_takes_the_house_of_a_famous_line_in_the_title(brand):
+    placeholder = fragrance(brand, "Sauvage Eau De Parfum 3.4 oz / 100 ml EDP Spray")
+    assert placeholder.match_key == fragrance("Dior", "Dior Sauvage EDP 100 ml").match_key
+
+
+def test_pheromone_knock_off_under_the_real_brand_is_keyed_apart_as_a_look_alike():
     real = fragrance("Paco Rabanne", "1 Million Paco Rabanne Men 3.4 oz EDT Spray")
     fake = fragrance("Paco Rabanne", PHEROMONES, "Eau de Toilette")
-    assert fake.line_key != real.line_key
+    assert fake.attributes["lookalike"] is True
     assert fake.match_key != real.match_key
 
 
@@ -100,9 +112,9 @@ ONE_MILLION = [
 ]
 
 
-def test_one_million_edt_parfum_lucky_and_royal_share_a_line():
+def test_one_million_lucky_and_royal_are_lines_of_their_own_beside_1_million():
     lines = {fragrance("Paco Rabanne", name, variant).line_key for name, variant in ONE_MILLION}
-    assert lines == {"1 million men"}
+    assert lines == {"1 million", "1 million lucky", "1 million royal"}
 
 
 def test_one_million_edt_parfum_lucky_and_royal_are_different_products():
@@ -155,7 +167,7 @@ def test_a_variation_alias_is_followed_before_the_key_is_composed():
         vertical="fragrance",
         variation_aliases=aliases,
     )
-    assert standard.match_key == "dior|sauvage men|elixir|60ml"
+    assert standard.match_key == "dior|sauvage elixir|elixir|60ml"
 
 
 def test_declared_concentrations_that_differ_veto_a_match():
@@ -175,7 +187,8 @@ def test_unknown_quantity_is_never_keyable():
     assert not fragrance("Dior", "Dior Sauvage EDT Men").keyable
 
 
-def test_a_tester_keys_apart_from_the_retail_bottle():
+def test_a_tester_keys_with_the_retail_bottle():
     retail = fragrance("Paco Rabanne", "1 Million Parfum by Paco Rabanne 3.4 oz Mens")
     tester = fragrance("Paco Rabanne", "1 Million Parfum by Paco Rabanne (Tester) 3.4 oz Mens")
-    assert tester.match_key == retail.match_key + "|tester"
+    assert tester.match_key == retail.match_key
+    assert tester.attributes["tester"] is True

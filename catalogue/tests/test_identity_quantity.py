@@ -123,10 +123,10 @@ def test_refillable_is_not_a_refill():
     assert parse_quantity("Refillable spray 100 ml").form == Form.SINGLE
 
 
-def test_a_tester_is_marked_in_the_fifth_part():
+def test_a_tester_is_marked_but_not_in_the_fifth_part():
     quantity = parse_quantity("Light Blue 4.2 oz Cologne for Men Tester with Cap")
     assert quantity.tester
-    assert quantity.form_part() == "tester"
+    assert quantity.form_part() == ""
 
 
 def test_the_stated_metric_volume_is_kept_as_the_legacy_size():

@@ -295,7 +295,7 @@ def _sight(name, sku, shop):
         sighting=services.Sighting(
             location=LocationFactory(code=shop),
             source_sku=sku,
-            listed=Listed(brand="Dior", name=name),
+            listed=Listed(brand="Vireo", name=name),
             vertical="fragrance",
             seen_at=datetime(2026, 1, 5, tzinfo=UTC),
         )
@@ -303,11 +303,11 @@ def _sight(name, sku, shop):
 
 
 def test_a_merge_survives_rederive_and_recollection(editor):
-    survivor = _sight("Dior Sauvage EDT Men 100 ml", "1", "lhr").product
-    loser = _sight("Christian Dior Sauvage Men EDT 3.4 oz", "2", "lhr").product
+    survivor = _sight("Vireo Brisant EDT Men 100 ml", "1", "lhr").product
+    loser = _sight("Maison Vireo Brisant Men EDT 3.4 oz", "2", "lhr").product
     services.product_merge(loser=loser, survivor=survivor, actor=editor, note="one bottle")
     services.products_rederive()
-    again = _sight("Christian Dior Sauvage Men EDT 3.4 oz", "2", "lhr")
+    again = _sight("Maison Vireo Brisant Men EDT 3.4 oz", "2", "lhr")
     assert again.product.pk == survivor.pk
-    elsewhere = _sight("Christian Dior Sauvage Men EDT 3.4 oz", "9", "cdg")
+    elsewhere = _sight("Maison Vireo Brisant Men EDT 3.4 oz", "9", "cdg")
     assert (elsewhere.resolved_by, elsewhere.product.pk) == ("merge", survivor.pk)

@@ -44,15 +44,15 @@ def test_one_key_with_two_barcodes_is_queued_with_both_barcodes_in_the_reason():
 
 
 def test_the_same_line_and_size_without_a_variation_is_queued():
-    named = see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
-    bare = see("Dior Sauvage Men 100 ml", "Dior", "2")
+    named = see("Vireo Brisant EDT Men 100 ml", "Vireo", "1")
+    bare = see("Vireo Brisant Men 100 ml", "Vireo", "2")
     curation_services.candidates_suggest()
     assert "names no variation" in candidate_for(named, bare).why
 
 
 def test_a_row_with_a_placeholder_brand_is_paired_with_the_housed_row():
-    housed = see("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1")
-    orphan = see("Sauvage Eau De Parfum 3.4 oz / 100 ml EDP Spray For Men", "As Picture Show", "2")
+    housed = see("Vireo Brisant EDP Men's Fragrance 3.4 Oz", "Vireo", "1")
+    orphan = see("Brisant Eau De Parfum 3.4 oz / 100 ml EDP Spray For Men", "As Picture Show", "2")
     curation_services.candidates_suggest()
     candidate = candidate_for(housed, orphan)
     assert candidate.score == 0.7
@@ -60,17 +60,24 @@ def test_a_row_with_a_placeholder_brand_is_paired_with_the_housed_row():
 
 
 def test_one_lines_words_within_another_under_one_house_queue_the_lines_and_products():
-    short = see("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1")
-    long = see("Christian Dior Sauvage Men's EDP 3.4 oz Fragrance Spray", "Dior", "2")
+    short = see("Vireo Brisant EDP Men's Fragrance 3.4 Oz", "Vireo", "1")
+    long = see("Vireo Brisant EDP Spray 3.4 oz (m) Men's", "Vireo", "2")
     curation_services.candidates_suggest()
-    assert "'sauvage men' is within 'christian sauvage men'" in candidate_for(short, long).why
+    assert "'brisant men' is within 'brisant m men'" in candidate_for(short, long).why
     line = candidate_for(short.line, long.line, level="line")
-    assert line.why == "'sauvage men' is within 'christian sauvage men' under Dior"
+    assert line.why == "'brisant men' is within 'brisant m men' under Vireo"
+
+
+def test_one_meaningful_word_more_under_one_house_is_not_offered():
+    see("Vireo Brisant EDP Men's Fragrance 3.4 Oz", "Vireo", "1")
+    see("Maison Vireo Brisant Men's EDP 3.4 oz Fragrance Spray", "Vireo", "2")
+    curation_services.candidates_suggest()
+    assert not MergeCandidate.objects.filter(level__in=["line", "product"]).exists()
 
 
 def test_a_line_of_filler_words_only_is_never_paired():
-    see("Dior Men 100 ml EDT", "Dior", "1")
-    see("Dior Sauvage Men 100 ml EDT", "Dior", "2")
+    see("Vireo Men 100 ml EDT", "Vireo", "1")
+    see("Vireo Brisant Men 100 ml EDT", "Vireo", "2")
     curation_services.candidates_suggest()
     assert not MergeCandidate.objects.filter(level="line").exists()
 
@@ -85,24 +92,24 @@ def test_a_known_rebrand_is_queued_at_brand_level():
 
 
 def test_one_house_within_another_needs_a_line_in_common():
-    see("Dior Sauvage EDT 100 ml", "Dior", "1")
-    see("Christian Dior Sauvage EDT 100 ml", "Christian Dior", "2")
-    see("Christian Dior Fahrenheit EDT 100 ml", "Christian Dior", "3")
+    see("Vireo Brisant EDT 100 ml", "Vireo", "1")
+    see("Maison Vireo Brisant EDT 100 ml", "Maison Vireo", "2")
+    see("Maison Vireo Lointain EDT 100 ml", "Maison Vireo", "3")
     curation_services.candidates_suggest()
-    dior, christian = Brand.objects.get(slug="dior"), Brand.objects.get(slug="christian-dior")
-    assert "1 line(s) in common (sauvage)" in candidate_for(dior, christian, level="brand").why
+    vireo, christian = Brand.objects.get(slug="vireo"), Brand.objects.get(slug="maison-vireo")
+    assert "1 line(s) in common (brisant)" in candidate_for(vireo, christian, level="brand").why
 
 
 def test_houses_without_a_line_in_common_are_not_paired():
-    see("Dior Sauvage EDT 100 ml", "Dior", "1")
-    see("Christian Dior Fahrenheit EDT 100 ml", "Christian Dior", "2")
+    see("Vireo Brisant EDT 100 ml", "Vireo", "1")
+    see("Maison Vireo Lointain EDT 100 ml", "Maison Vireo", "2")
     curation_services.candidates_suggest()
     assert not MergeCandidate.objects.filter(level="brand").exists()
 
 
 def test_a_rejected_pair_stays_rejected_after_rederive_and_suggest(reviewer):
-    named = see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
-    bare = see("Dior Sauvage Men 100 ml", "Dior", "2")
+    named = see("Vireo Brisant EDT Men 100 ml", "Vireo", "1")
+    bare = see("Vireo Brisant Men 100 ml", "Vireo", "2")
     curation_services.candidates_suggest()
     curation_services.merge_candidate_decide(
         candidate=candidate_for(named, bare), accept=False, actor=reviewer, note="a gift set"
@@ -116,16 +123,16 @@ def test_a_rejected_pair_stays_rejected_after_rederive_and_suggest(reviewer):
 
 
 def test_suggest_twice_queues_nothing_new():
-    see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
-    see("Dior Sauvage Men 100 ml", "Dior", "2")
+    see("Vireo Brisant EDT Men 100 ml", "Vireo", "1")
+    see("Vireo Brisant Men 100 ml", "Vireo", "2")
     assert curation_services.candidates_suggest().proposed == 1
     again = curation_services.candidates_suggest()
     assert (again.proposed, again.refreshed) == (0, 0)
 
 
 def test_a_pair_whose_side_was_merged_away_is_closed_as_superseded(editor):
-    a = see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
-    b = see("Dior Sauvage Men 100 ml", "Dior", "2")
+    a = see("Vireo Brisant EDT Men 100 ml", "Vireo", "1")
+    b = see("Vireo Brisant Men 100 ml", "Vireo", "2")
     curation_services.candidates_suggest()
     c = ProductFactory()
     open_with_b = candidate_for(a, b)
@@ -138,8 +145,8 @@ def test_a_pair_whose_side_was_merged_away_is_closed_as_superseded(editor):
 
 
 def test_a_line_pair_whose_side_was_aliased_away_is_closed(editor):
-    short = see("Dior Sauvage EDP Men's Fragrance 3.4 Oz", "Dior", "1")
-    long = see("Christian Dior Sauvage Men's EDP 3.4 oz Fragrance Spray", "Dior", "2")
+    short = see("Vireo Brisant EDP Men's Fragrance 3.4 Oz", "Vireo", "1")
+    long = see("Vireo Brisant EDP Spray 3.4 oz (m) Men's", "Vireo", "2")
     curation_services.candidates_suggest()
     ProductLine.objects.filter(pk=long.line_id).update(
         canonical=short.line, decided_by=editor, decided_at=timezone.now()
@@ -149,7 +156,7 @@ def test_a_line_pair_whose_side_was_aliased_away_is_closed(editor):
 
 
 def test_the_command_reports_what_it_queued(capsys):
-    see("Dior Sauvage EDT Men 100 ml", "Dior", "1")
-    see("Dior Sauvage Men 100 ml", "Dior", "2")
+    see("Vireo Brisant EDT Men 100 ml", "Vireo", "1")
+    see("Vireo Brisant Men 100 ml", "Vireo", "2")
     call_command("suggest", verbosity=0)
     assert "suggest: 1 new candidate(s)" in capsys.readouterr().out

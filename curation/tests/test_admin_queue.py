@@ -28,7 +28,7 @@ def _sight(name: str, sku: str, *, shop: str = "lhr") -> Product:
         sighting=services.Sighting(
             location=LocationFactory(code=shop),
             source_sku=sku,
-            listed=Listed(brand="Dior", name=name),
+            listed=Listed(brand="Vireo", name=name),
             vertical="fragrance",
             seen_at=datetime(2026, 1, 5, tzinfo=UTC),
         )
@@ -53,8 +53,8 @@ def console(reviewer) -> Client:
 
 @pytest.fixture
 def pair():
-    left = _sight("Dior Sauvage EDP 100 ml", "1")
-    right = _sight("Christian Dior Sauvage Eau de Parfum 100 ml", "2")
+    left = _sight("Vireo Brisant EDP 100 ml", "1")
+    right = _sight("Maison Vireo Brisant Eau de Parfum 100 ml", "2")
     return _pair(left, right), left, right
 
 
@@ -121,7 +121,7 @@ def test_a_row_without_a_note_is_not_decided(console, pair):
 
 def test_checked_rows_are_rejected_together_with_one_note(console, pair):
     first, left, _ = pair
-    second = _pair(left, _sight("Dior Homme 100 ml", "3"), score=0.5)
+    second = _pair(left, _sight("Vireo Homme 100 ml", "3"), score=0.5)
     console.post(
         QUEUE,
         {"decide": "reject", "note": "different scents", "level": "product",
@@ -143,7 +143,7 @@ def test_skipping_hides_a_pair_for_the_session_and_leaves_it_open(console, pair)
 def test_the_list_costs_the_same_for_more_pairs(console, pair, django_assert_max_num_queries):
     _, left, _ = pair
     for n in range(5):
-        _pair(left, _sight(f"Dior Fahrenheit {n} 100 ml", f"f{n}"), score=0.2)
+        _pair(left, _sight(f"Vireo Lointain {n} 100 ml", f"f{n}"), score=0.2)
     with django_assert_max_num_queries(13):
         assert console.get(CANDIDATES).status_code == 200
 

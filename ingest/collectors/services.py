@@ -161,7 +161,9 @@ def _row_refusal(row: FeedRow, *, now: datetime) -> tuple[str, str] | None:
             refused = catalogue_services.price_refusal(price, row.currency)
             if refused is not None:
                 return refused
-    refused = quantity_refusal(listed_quantity(row.listed), vertical=row.vertical)
+    refused = quantity_refusal(
+        listed_quantity(row.listed, vertical=row.vertical), vertical=row.vertical
+    )
     if refused is not None:
         return refused[0], f"quantity: {refused[1]}"
     return None
