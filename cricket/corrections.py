@@ -471,25 +471,37 @@ def _write_revision(
     actor: Actor,
     submission: Submission | None,
     review: CorrectionReview | None = None,
+    place: tuple[int, int] | None = None,
+    vacated: bool = False,
+    removed: bool = False,
 ) -> tuple[Delivery, DeliveryCorrectionHistory]:
     """Supersede ``old`` (locked, live) with a revision holding ``values`` and ``wickets``;
     its review and replacements are copied unchanged. Appends the history row (with the
-    reviewer's decision when the correction was reviewed)."""
+    reviewer's decision when the correction was reviewed).
+
+    For a revised source file that adds or removes balls (``cricket.source_revisions``):
+    ``place`` is the new revision's (position, sequence) when it moves; ``vacated`` says
+    the caller already marked ``old`` superseded (every moving ball of an innings steps
+    aside before any takes its new place); ``removed`` writes a tombstone, a revision that
+    is never live, so the ball leaves the live state while its history stays."""
     previous_snapshot = delivery_snapshot(old)
     # Live to superseded first: the partial unique index admits one live row per ball, so
     # the replacement can only be inserted once this one has stepped aside.
-    Delivery.objects.filter(pk=old.pk).update(is_current=False, superseded_at=Now())
+    if not vacated:
+        Delivery.objects.filter(pk=old.pk).update(is_current=False, superseded_at=Now())
+    position, sequence = place or (old.position, old.sequence)
     new = Delivery.objects.create(
         innings_id=old.innings_id,
         over_number=old.over_number,
-        position=old.position,
-        sequence=old.sequence,
+        position=position,
+        sequence=sequence,
         actual_delivery=old.actual_delivery,
         revision=old.revision + 1,
         supersedes_id=old.pk,
         source_event_id=old.source_event_id,
         submission_id=old.submission_id,
         submission_event_ordinal=old.submission_event_ordinal,
+        **({"is_current": False, "superseded_at": Now(), "removed": True} if removed else {}),
         **values,
     )
     Delivery.objects.filter(pk=old.pk).update(superseded_by=new)
