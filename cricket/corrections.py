@@ -390,6 +390,7 @@ def delivery_snapshot(delivery: Delivery) -> dict[str, Any]:
         "position": delivery.position,
         "sequence": delivery.sequence,
         "ball_label": delivery.ball_label,
+        "removed": delivery.removed,
         "actual_delivery": delivery.actual_delivery,
         "batter": _person(delivery.batter),
         "bowler": _person(delivery.bowler),
