@@ -117,6 +117,45 @@ class WicketSpec:
     fielders: tuple[FielderSpec, ...] = ()
 
 
+@dataclass(frozen=True)
+class BallAnnotations:
+    """What a ball carries beside its runs, people and wickets, as a revised source file
+    gives it: the review (``DeliveryReview`` field values by attname, or None for none),
+    the replacements (``DeliveryReplacement`` field values, in kind and ordinal order) and
+    the printed label of 1.2.0 files. Only a revised file changes them (the source path)."""
+
+    review: dict[str, Any] | None
+    replacements: tuple[dict[str, Any], ...]
+    actual_delivery: str
+
+
+_REVIEW_FIELDS = ("by_team_id", "batter_id", "umpire", "decision", "type", "umpires_call")
+_REPLACEMENT_FIELDS = (
+    "kind",
+    "ordinal",
+    "team_id",
+    "player_in_id",
+    "player_out_id",
+    "role",
+    "reason",
+)
+
+
+def ball_annotations(delivery: Delivery) -> BallAnnotations:
+    """The live annotations of ``delivery`` (as stored)."""
+    review = DeliveryReview.objects.filter(delivery=delivery).first()
+    return BallAnnotations(
+        review=None if review is None else {f: getattr(review, f) for f in _REVIEW_FIELDS},
+        replacements=tuple(
+            {f: getattr(r, f) for f in _REPLACEMENT_FIELDS}
+            for r in DeliveryReplacement.objects.filter(delivery=delivery).order_by(
+                "kind", "ordinal"
+            )
+        ),
+        actual_delivery=delivery.actual_delivery,
+    )
+
+
 def _wicket_specs(delivery: Delivery) -> list[WicketSpec]:
     wickets = (
         DeliveryWicket.objects.filter(delivery=delivery)
@@ -475,6 +514,7 @@ def _write_revision(
     place: tuple[int, int] | None = None,
     vacated: bool = False,
     removed: bool = False,
+    annotations: BallAnnotations | None = None,
 ) -> tuple[Delivery, DeliveryCorrectionHistory]:
     """Supersede ``old`` (locked, live) with a revision holding ``values`` and ``wickets``;
     its review and replacements are copied unchanged. Appends the history row (with the
@@ -484,7 +524,8 @@ def _write_revision(
     ``place`` is the new revision's (position, sequence) when it moves; ``vacated`` says
     the caller already marked ``old`` superseded (every moving ball of an innings steps
     aside before any takes its new place); ``removed`` writes a tombstone, a revision that
-    is never live, so the ball leaves the live state while its history stays."""
+    is never live, so the ball leaves the live state while its history stays. ``annotations``
+    replaces the review, replacements and printed 1.2.0 label instead of copying them."""
     previous_snapshot = delivery_snapshot(old)
     # Live to superseded first: the partial unique index admits one live row per ball, so
     # the replacement can only be inserted once this one has stepped aside.
@@ -496,7 +537,7 @@ def _write_revision(
         over_number=old.over_number,
         position=position,
         sequence=sequence,
-        actual_delivery=old.actual_delivery,
+        actual_delivery=old.actual_delivery if annotations is None else annotations.actual_delivery,
         revision=old.revision + 1,
         supersedes_id=old.pk,
         source_event_id=old.source_event_id,
@@ -520,16 +561,23 @@ def _write_revision(
             )
             for i, f in enumerate(spec.fielders, start=1)
         )
-    ball_review = DeliveryReview.objects.filter(delivery=old).first()
-    if ball_review is not None:
-        ball_review.pk = None
-        ball_review.delivery = new
-        ball_review.save(force_insert=True)
-    replacements = list(DeliveryReplacement.objects.filter(delivery=old))
-    for replacement in replacements:
-        replacement.pk = None
-        replacement.delivery = new
-    DeliveryReplacement.objects.bulk_create(replacements)
+    if annotations is not None:
+        if annotations.review is not None:
+            DeliveryReview.objects.create(delivery=new, **annotations.review)
+        DeliveryReplacement.objects.bulk_create(
+            DeliveryReplacement(delivery=new, **values) for values in annotations.replacements
+        )
+    else:
+        ball_review = DeliveryReview.objects.filter(delivery=old).first()
+        if ball_review is not None:
+            ball_review.pk = None
+            ball_review.delivery = new
+            ball_review.save(force_insert=True)
+        replacements = list(DeliveryReplacement.objects.filter(delivery=old))
+        for replacement in replacements:
+            replacement.pk = None
+            replacement.delivery = new
+        DeliveryReplacement.objects.bulk_create(replacements)
     history = DeliveryCorrectionHistory.objects.create(
         previous_delivery=old,
         resulting_delivery=new,
@@ -606,6 +654,7 @@ def _correct(
     submission: Submission | None,
     review: CorrectionReview | None = None,
     expected_version: int | None = None,
+    annotations: BallAnnotations | None = None,
 ) -> CorrectionResult:
     reason = (reason or "").strip()
     if not reason:
@@ -654,7 +703,13 @@ def _correct(
     values["ball_label"] = labels[live.position]
 
     unchanged = all(values[f] == getattr(live, f) for f in _CONTENT_FIELDS)
-    if unchanged and wickets == old_wickets:
+    old_annotations = ball_annotations(live) if annotations is not None else None
+    annotated = sorted(
+        name
+        for name in ("review", "replacements", "actual_delivery")
+        if annotations is not None and getattr(annotations, name) != getattr(old_annotations, name)
+    )
+    if unchanged and wickets == old_wickets and not annotated:
         raise ValidationError("The correction changes nothing: the values equal the live ones.")
 
     fixture = innings.fixture
@@ -667,6 +722,7 @@ def _correct(
         actor=actor,
         submission=submission,
         review=review,
+        annotations=annotations if annotated else None,
     )
     relabelled = []
     if legal_before != legal_after:
@@ -705,6 +761,7 @@ def _correct(
     changed = sorted(
         {f.removesuffix("_id") for f in _CONTENT_FIELDS if values[f] != getattr(live, f)}
         | ({"wickets"} if wickets != old_wickets else set())
+        | set(annotated)
     )
     detail = {
         "previous": live.pk,

@@ -24,6 +24,7 @@ from django.db.models import Prefetch
 
 from cricket.corrections import (
     PEOPLE_FIELDS,
+    BallAnnotations,
     CorrectionResult,
     CorrectionReview,
     FielderSpec,
@@ -83,39 +84,6 @@ def _describe(keys: Iterable[tuple[int, int, int]], limit: int = 10) -> str:
     return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
 
 
-def _review_key(review: dict | None, teams, people) -> tuple | None:
-    if not review:
-        return None
-    batter = people.get(review.get("batter"))
-    return (
-        teams.get(review["by"]),
-        batter.pk if batter else None,
-        review.get("umpire") or "",
-        review["decision"],
-        review.get("type") or "",
-        review.get("umpires_call"),
-    )
-
-
-def _replacements_key(replacements: dict | None, teams, people) -> list[tuple]:
-    rows = []
-    for kind, entries in sorted((replacements or {}).items()):
-        for ordinal, entry in enumerate(entries, start=1):
-            out = people.get(entry.get("out"))
-            rows.append(
-                (
-                    kind,
-                    ordinal,
-                    teams.get(entry.get("team")),
-                    people[entry["in"]].pk,
-                    out.pk if out else None,
-                    entry.get("role") or "",
-                    entry.get("reason") or "",
-                )
-            )
-    return rows
-
-
 @dataclass(frozen=True)
 class PersonRef:
     """A person a file names, as the plan compares it: the participant id, or None for
@@ -133,6 +101,9 @@ class PlannedCorrection:
     ball: dict  # the file's delivery
     changes: dict[str, Any]  # correctable field -> new value (participant ids for people)
     wickets: list[WicketSpec] | None  # the new wicket list, when it differs
+    # The review, replacements and 1.2.0 label the file gives, when any differs.
+    annotations: BallAnnotations | None = None
+    live_annotations: BallAnnotations | None = None
 
     @property
     def wicket_changes(self) -> list[dict] | None:
@@ -204,8 +175,8 @@ def _plan_source_corrections(
     differs, and the innings and match facts (``facts_plan``). ``people`` maps the file's
     names to anything with ``pk`` (a participant, a ``PersonRef``). Writes nothing. Raises
     a ValidationError naming each place when the file changes what a revision cannot: the
-    innings (one added or removed, another batting side), a review, a replacement,
-    ``actual_delivery``, or names an unknown dismissal kind."""
+    innings (one added or removed, another batting side, a super over or not), or names an
+    unknown dismissal kind."""
     innings_rows = list(
         Innings.objects.filter(fixture=fixture).prefetch_related("miscounted_overs")
     )
@@ -308,8 +279,9 @@ def _plan_ball(
     reviews: Mapping[int, DeliveryReview],
     problems: list[str],
 ) -> PlannedCorrection | None:
-    """The correction of one live ball to the file's, or None when they agree; what a
-    correction cannot change is added to ``problems``."""
+    """The correction of one live ball to the file's (runs, extras, people, wickets, the
+    review, replacements and 1.2.0 label), or None when they agree; an unknown dismissal
+    kind is added to ``problems``."""
     extras = ball.get("extras") or {}
     wanted = {
         "runs_batter": ball["runs"]["batter"],
@@ -342,32 +314,76 @@ def _plan_ball(
         )
     wickets_differ = new_wickets != _row_wicket_specs(row)
     old_review = reviews.get(row.pk)
-    old_review_key = (
-        None
+    live_annotations = BallAnnotations(
+        review=None
         if old_review is None
-        else (
-            old_review.by_team_id,
-            old_review.batter_id,
-            old_review.umpire,
-            old_review.decision,
-            old_review.type,
-            old_review.umpires_call,
-        )
+        else {
+            "by_team_id": old_review.by_team_id,
+            "batter_id": old_review.batter_id,
+            "umpire": old_review.umpire,
+            "decision": old_review.decision,
+            "type": old_review.type,
+            "umpires_call": old_review.umpires_call,
+        },
+        replacements=tuple(
+            {
+                "kind": r.kind,
+                "ordinal": r.ordinal,
+                "team_id": r.team_id,
+                "player_in_id": r.player_in_id,
+                "player_out_id": r.player_out_id,
+                "role": r.role,
+                "reason": r.reason,
+            }
+            for r in sorted(row.replacements.all(), key=lambda r: (r.kind, r.ordinal))
+        ),
+        actual_delivery=row.actual_delivery,
     )
-    if _review_key(ball.get("review"), teams, people) != old_review_key:
-        problems.append(f"{place}: the review differs")
-    old_replacements = sorted(
-        (r.kind, r.ordinal, r.team_id, r.player_in_id, r.player_out_id, r.role, r.reason)
-        for r in row.replacements.all()
-    )
-    if _replacements_key(ball.get("replacements"), teams, people) != old_replacements:
-        problems.append(f"{place}: the replacements differ")
-    if (ball.get("actual_delivery") or "") != row.actual_delivery:
-        problems.append(f"{place}: actual_delivery differs")
-    if not changes and not wickets_differ:
+    annotations = _file_annotations(ball, teams, people)
+    annotated = annotations != live_annotations
+    if not changes and not wickets_differ and not annotated:
         return None
     return PlannedCorrection(
-        row=row, ball=ball, changes=changes, wickets=new_wickets if wickets_differ else None
+        row=row,
+        ball=ball,
+        changes=changes,
+        wickets=new_wickets if wickets_differ else None,
+        annotations=annotations if annotated else None,
+        live_annotations=live_annotations,
+    )
+
+
+def _file_annotations(
+    ball: dict, teams: Mapping[str, Any], people: Mapping[str, Any]
+) -> BallAnnotations:
+    """A file's ball's review, replacements and 1.2.0 label, as ``BallAnnotations``."""
+    review = ball.get("review")
+    batter = people.get(review.get("batter")) if review else None
+    return BallAnnotations(
+        review=None
+        if not review
+        else {
+            "by_team_id": teams.get(review["by"]),
+            "batter_id": batter.pk if batter else None,
+            "umpire": review.get("umpire") or "",
+            "decision": review["decision"],
+            "type": review.get("type") or "",
+            "umpires_call": review.get("umpires_call"),
+        },
+        replacements=tuple(
+            {
+                "kind": kind,
+                "ordinal": ordinal,
+                "team_id": teams.get(entry.get("team")),
+                "player_in_id": people[entry["in"]].pk,
+                "player_out_id": people[entry["out"]].pk if entry.get("out") else None,
+                "role": entry.get("role") or "",
+                "reason": entry.get("reason") or "",
+            }
+            for kind, entries in sorted((ball.get("replacements") or {}).items())
+            for ordinal, entry in enumerate(entries, start=1)
+        ),
+        actual_delivery=ball.get("actual_delivery") or "",
     )
 
 
@@ -468,6 +484,19 @@ def source_correction_diff(*, fixture: Fixture, document: dict) -> list[DiffLine
                     proposed=_wickets_text(correction.wickets, names),
                 )
             )
+        if correction.annotations is not None and correction.live_annotations is not None:
+            for name in ("review", "replacements", "actual_delivery"):
+                was = getattr(correction.live_annotations, name)
+                now = getattr(correction.annotations, name)
+                if was != now:
+                    lines.append(
+                        DiffLine(
+                            *key,
+                            field=name,
+                            live=json.dumps(was, sort_keys=True, default=str),
+                            proposed=json.dumps(now, sort_keys=True, default=str),
+                        )
+                    )
     for balls in plan.innings:
         ordinal = balls.innings.ordinal
         for row in balls.removed:
@@ -586,9 +615,10 @@ def fixture_corrections_from_source(
     submission, is written on each history row; the statistics of exactly the fixture and
     the participants it touched are refreshed once. People are resolved through the
     file's registry (a renamed player is the same participant, so a rename alone changes
-    nothing). A file that changes what a revision cannot (an innings added or removed, a
-    review, a replacement, ``actual_delivery``) is refused with a message naming each
-    place, and nothing is written. ``source_correction_diff`` shows the same plan without
+    nothing); a matched ball's review, replacements and 1.2.0 label are part of its
+    content and corrected with it. A file that changes what a revision cannot (an innings
+    added or removed, another batting side) is refused with a message naming each place,
+    and nothing is written. ``source_correction_diff`` shows the same plan without
     writing.
     """
     # Every innings of the fixture, in order, before reading: the plan stays true until
@@ -637,6 +667,7 @@ def fixture_corrections_from_source(
                 actor=actor,
                 submission=submission,
                 review=review,
+                annotations=correction.annotations,
             )
         )
     result.facts = plan.facts
