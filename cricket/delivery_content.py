@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 
 from cricket.models import (
     Delivery,
@@ -67,36 +67,51 @@ def _person(participant: Participant | None) -> dict[str, str] | None:
     return {"id": str(participant.pk), "name": participant.name}
 
 
+def _snapshot_rows() -> QuerySet[Delivery]:
+    return Delivery.objects.select_related(
+        "innings", "batter", "bowler", "non_striker"
+    ).prefetch_related(
+        Prefetch(
+            "wickets",
+            queryset=DeliveryWicket.objects.select_related("kind", "player_out")
+            .prefetch_related(
+                Prefetch(
+                    "fielders",
+                    queryset=DeliveryWicketFielder.objects.select_related("participant").order_by(
+                        "ordinal"
+                    ),
+                )
+            )
+            .order_by("ordinal"),
+        ),
+        Prefetch(
+            "replacements",
+            queryset=DeliveryReplacement.objects.select_related(
+                "team", "player_in", "player_out"
+            ).order_by("kind", "ordinal"),
+        ),
+    )
+
+
 def delivery_snapshot(delivery: Delivery) -> dict[str, Any]:
     """The complete content of one revision as JSON: what a history row keeps."""
-    delivery = (
-        Delivery.objects.select_related("innings", "batter", "bowler", "non_striker")
-        .prefetch_related(
-            Prefetch(
-                "wickets",
-                queryset=DeliveryWicket.objects.select_related("kind", "player_out")
-                .prefetch_related(
-                    Prefetch(
-                        "fielders",
-                        queryset=DeliveryWicketFielder.objects.select_related(
-                            "participant"
-                        ).order_by("ordinal"),
-                    )
-                )
-                .order_by("ordinal"),
-            ),
-            Prefetch(
-                "replacements",
-                queryset=DeliveryReplacement.objects.select_related(
-                    "team", "player_in", "player_out"
-                ).order_by("kind", "ordinal"),
-            ),
-        )
-        .get(pk=delivery.pk)
-    )
-    review = (
-        DeliveryReview.objects.select_related("by_team", "batter").filter(delivery=delivery).first()
-    )
+    row = _snapshot_rows().get(pk=delivery.pk)
+    review = DeliveryReview.objects.select_related("by_team", "batter").filter(delivery=row).first()
+    return _snapshot(row, review)
+
+
+def delivery_snapshots(ids: list[int]) -> dict[int, dict[str, Any]]:
+    """``delivery_snapshot`` of many revisions in a handful of queries (the balls a revised
+    file moves: an innings of a Test may hold hundreds)."""
+    rows = list(_snapshot_rows().filter(pk__in=ids))
+    reviews = {
+        r.delivery_id: r
+        for r in DeliveryReview.objects.select_related("by_team", "batter").filter(delivery__in=ids)
+    }
+    return {row.pk: _snapshot(row, reviews.get(row.pk)) for row in rows}
+
+
+def _snapshot(delivery: Delivery, review: DeliveryReview | None) -> dict[str, Any]:
     return {
         "delivery_id": delivery.pk,
         "revision": delivery.revision,
