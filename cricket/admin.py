@@ -160,8 +160,9 @@ class DeliveryAdmin(ReadableAdmin, ReadOnlyAdmin):
         "runs_total",
         "revision",
         "is_current",
+        "removed",
     )
-    list_filter = ("is_current",)
+    list_filter = ("is_current", "removed")
     list_select_related = ("innings", "batter", "bowler")
     show_full_result_count = False
     paginator = EstimatedCountPaginator

@@ -31,6 +31,14 @@ from django.db.models.functions import Now
 
 from accounts.models import Capability
 from accounts.roles import role_may
+from cricket.delivery_content import (
+    PEOPLE_FIELDS,
+    BallAnnotations,
+    # Everyone a snapshot names: the correction's share of the statistics refresh.
+    _snapshot_people,
+    ball_annotations,
+    delivery_snapshot,
+)
 from cricket.models import (
     Delivery,
     DeliveryCorrectionHistory,
@@ -52,7 +60,6 @@ from sports.models import (
 from sports.services.common import Actor, actor_label, actor_user, audit_person
 from sports.services.timeline import timeline_append
 
-PEOPLE_FIELDS = ("batter", "bowler", "non_striker")
 EXTRA_FIELDS = ("extra_wides", "extra_noballs", "extra_byes", "extra_legbyes", "extra_penalty")
 CORRECTABLE_FIELDS = ("runs_batter", "non_boundary", *EXTRA_FIELDS, *PEOPLE_FIELDS)
 _CONTENT_FIELDS = (
@@ -346,121 +353,6 @@ def _legal(wides: int | None, noballs: int | None) -> bool:
     return (wides or 0) <= 0 and (noballs or 0) <= 0
 
 
-def _person(participant: Participant | None) -> dict[str, str] | None:
-    if participant is None:
-        return None
-    return {"id": str(participant.pk), "name": participant.name}
-
-
-def delivery_snapshot(delivery: Delivery) -> dict[str, Any]:
-    """The complete content of one revision as JSON: what a history row keeps."""
-    delivery = (
-        Delivery.objects.select_related("innings", "batter", "bowler", "non_striker")
-        .prefetch_related(
-            Prefetch(
-                "wickets",
-                queryset=DeliveryWicket.objects.select_related("kind", "player_out")
-                .prefetch_related(
-                    Prefetch(
-                        "fielders",
-                        queryset=DeliveryWicketFielder.objects.select_related(
-                            "participant"
-                        ).order_by("ordinal"),
-                    )
-                )
-                .order_by("ordinal"),
-            ),
-            Prefetch(
-                "replacements",
-                queryset=DeliveryReplacement.objects.select_related(
-                    "team", "player_in", "player_out"
-                ).order_by("kind", "ordinal"),
-            ),
-        )
-        .get(pk=delivery.pk)
-    )
-    review = (
-        DeliveryReview.objects.select_related("by_team", "batter").filter(delivery=delivery).first()
-    )
-    return {
-        "delivery_id": delivery.pk,
-        "revision": delivery.revision,
-        "innings": delivery.innings.ordinal,
-        "over": delivery.over_number,
-        "position": delivery.position,
-        "sequence": delivery.sequence,
-        "ball_label": delivery.ball_label,
-        "actual_delivery": delivery.actual_delivery,
-        "batter": _person(delivery.batter),
-        "bowler": _person(delivery.bowler),
-        "non_striker": _person(delivery.non_striker),
-        "runs": {
-            "batter": delivery.runs_batter,
-            "extras": delivery.runs_extras,
-            "total": delivery.runs_total,
-            "non_boundary": delivery.non_boundary,
-        },
-        "extras": {
-            "wides": delivery.extra_wides,
-            "noballs": delivery.extra_noballs,
-            "byes": delivery.extra_byes,
-            "legbyes": delivery.extra_legbyes,
-            "penalty": delivery.extra_penalty,
-        },
-        "wickets": [
-            {
-                "ordinal": w.ordinal,
-                "kind": w.kind.name,
-                "kind_raw": w.kind_raw,
-                "credits_bowler": w.kind.credits_bowler,
-                "player_out": _person(w.player_out),
-                "fielders": [
-                    {
-                        "ordinal": f.ordinal,
-                        "participant": _person(f.participant),
-                        "substitute": f.substitute,
-                    }
-                    for f in w.fielders.all()
-                ],
-            }
-            for w in delivery.wickets.all()
-        ],
-        "review": None
-        if review is None
-        else {
-            "by_team": _person(review.by_team),
-            "batter": _person(review.batter),
-            "umpire": review.umpire,
-            "decision": review.decision,
-            "type": review.type,
-            "umpires_call": review.umpires_call,
-        },
-        "replacements": [
-            {
-                "kind": r.kind,
-                "ordinal": r.ordinal,
-                "team": _person(r.team),
-                "player_in": _person(r.player_in),
-                "player_out": _person(r.player_out),
-                "role": r.role,
-                "reason": r.reason,
-            }
-            for r in delivery.replacements.all()
-        ],
-        "source_event_id": str(delivery.source_event_id),
-        "submission_id": str(delivery.submission_id),
-        "submission_event_ordinal": delivery.submission_event_ordinal,
-    }
-
-
-def _snapshot_people(snapshot: dict[str, Any]) -> set[uuid.UUID]:
-    ids = {snapshot[k]["id"] for k in PEOPLE_FIELDS}
-    for wicket in snapshot["wickets"]:
-        ids.add(wicket["player_out"]["id"])
-        ids |= {f["participant"]["id"] for f in wicket["fielders"] if f["participant"]}
-    return {uuid.UUID(i) for i in ids}
-
-
 def _write_revision(
     *,
     old: Delivery,
@@ -471,25 +363,39 @@ def _write_revision(
     actor: Actor,
     submission: Submission | None,
     review: CorrectionReview | None = None,
+    place: tuple[int, int] | None = None,
+    vacated: bool = False,
+    removed: bool = False,
+    annotations: BallAnnotations | None = None,
 ) -> tuple[Delivery, DeliveryCorrectionHistory]:
     """Supersede ``old`` (locked, live) with a revision holding ``values`` and ``wickets``;
     its review and replacements are copied unchanged. Appends the history row (with the
-    reviewer's decision when the correction was reviewed)."""
+    reviewer's decision when the correction was reviewed).
+
+    For a revised source file that adds or removes balls (``cricket.source_revisions``):
+    ``place`` is the new revision's (position, sequence) when it moves; ``vacated`` says
+    the caller already marked ``old`` superseded (every moving ball of an innings steps
+    aside before any takes its new place); ``removed`` writes a tombstone, a revision that
+    is never live, so the ball leaves the live state while its history stays. ``annotations``
+    replaces the review, replacements and printed 1.2.0 label instead of copying them."""
     previous_snapshot = delivery_snapshot(old)
     # Live to superseded first: the partial unique index admits one live row per ball, so
     # the replacement can only be inserted once this one has stepped aside.
-    Delivery.objects.filter(pk=old.pk).update(is_current=False, superseded_at=Now())
+    if not vacated:
+        Delivery.objects.filter(pk=old.pk).update(is_current=False, superseded_at=Now())
+    position, sequence = place or (old.position, old.sequence)
     new = Delivery.objects.create(
         innings_id=old.innings_id,
         over_number=old.over_number,
-        position=old.position,
-        sequence=old.sequence,
-        actual_delivery=old.actual_delivery,
+        position=position,
+        sequence=sequence,
+        actual_delivery=old.actual_delivery if annotations is None else annotations.actual_delivery,
         revision=old.revision + 1,
         supersedes_id=old.pk,
         source_event_id=old.source_event_id,
         submission_id=old.submission_id,
         submission_event_ordinal=old.submission_event_ordinal,
+        **({"is_current": False, "superseded_at": Now(), "removed": True} if removed else {}),
         **values,
     )
     Delivery.objects.filter(pk=old.pk).update(superseded_by=new)
@@ -507,16 +413,23 @@ def _write_revision(
             )
             for i, f in enumerate(spec.fielders, start=1)
         )
-    ball_review = DeliveryReview.objects.filter(delivery=old).first()
-    if ball_review is not None:
-        ball_review.pk = None
-        ball_review.delivery = new
-        ball_review.save(force_insert=True)
-    replacements = list(DeliveryReplacement.objects.filter(delivery=old))
-    for replacement in replacements:
-        replacement.pk = None
-        replacement.delivery = new
-    DeliveryReplacement.objects.bulk_create(replacements)
+    if annotations is not None:
+        if annotations.review is not None:
+            DeliveryReview.objects.create(delivery=new, **annotations.review)
+        DeliveryReplacement.objects.bulk_create(
+            DeliveryReplacement(delivery=new, **values) for values in annotations.replacements
+        )
+    else:
+        ball_review = DeliveryReview.objects.filter(delivery=old).first()
+        if ball_review is not None:
+            ball_review.pk = None
+            ball_review.delivery = new
+            ball_review.save(force_insert=True)
+        replacements = list(DeliveryReplacement.objects.filter(delivery=old))
+        for replacement in replacements:
+            replacement.pk = None
+            replacement.delivery = new
+        DeliveryReplacement.objects.bulk_create(replacements)
     history = DeliveryCorrectionHistory.objects.create(
         previous_delivery=old,
         resulting_delivery=new,
@@ -593,6 +506,7 @@ def _correct(
     submission: Submission | None,
     review: CorrectionReview | None = None,
     expected_version: int | None = None,
+    annotations: BallAnnotations | None = None,
 ) -> CorrectionResult:
     reason = (reason or "").strip()
     if not reason:
@@ -641,7 +555,13 @@ def _correct(
     values["ball_label"] = labels[live.position]
 
     unchanged = all(values[f] == getattr(live, f) for f in _CONTENT_FIELDS)
-    if unchanged and wickets == old_wickets:
+    old_annotations = ball_annotations(live) if annotations is not None else None
+    annotated = sorted(
+        name
+        for name in ("review", "replacements", "actual_delivery")
+        if annotations is not None and getattr(annotations, name) != getattr(old_annotations, name)
+    )
+    if unchanged and wickets == old_wickets and not annotated:
         raise ValidationError("The correction changes nothing: the values equal the live ones.")
 
     fixture = innings.fixture
@@ -654,6 +574,7 @@ def _correct(
         actor=actor,
         submission=submission,
         review=review,
+        annotations=annotations if annotated else None,
     )
     relabelled = []
     if legal_before != legal_after:
@@ -692,6 +613,7 @@ def _correct(
     changed = sorted(
         {f.removesuffix("_id") for f in _CONTENT_FIELDS if values[f] != getattr(live, f)}
         | ({"wickets"} if wickets != old_wickets else set())
+        | set(annotated)
     )
     detail = {
         "previous": live.pk,

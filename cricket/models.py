@@ -242,7 +242,8 @@ class Delivery(models.Model):
 
     Identity is (innings, over_number, position): labels repeat. ``sequence`` is the order
     within the innings, assigned at ingest and inherited by corrections, so a consumer
-    paging through an innings never sees it shift.
+    paging through an innings never sees it shift; only a revised source file that adds
+    or removes a ball moves the later balls' positions and sequences (each by a revision).
     """
 
     id = models.BigAutoField(primary_key=True)
@@ -306,6 +307,10 @@ class Delivery(models.Model):
         db_index=False,
     )
     superseded_at = models.DateTimeField(null=True, blank=True)
+    # A tombstone: the revision that records a ball the source no longer has. It is never
+    # live (the ball leaves every derivation) and nothing supersedes it; the ball's earlier
+    # revisions stay behind it. A database default, so the import's COPY need not name it.
+    removed = models.BooleanField(default=False, db_default=False)
     source_event_id = models.UUIDField(
         help_text="Stable across every revision of this ball (UUIDv7: time-ordered)."
     )
@@ -360,6 +365,10 @@ class Delivery(models.Model):
             models.CheckConstraint(
                 condition=Q(runs_total=models.F("runs_batter") + models.F("runs_extras")),
                 name="delivery_runs_total_adds_up",
+            ),
+            models.CheckConstraint(
+                condition=Q(removed=False) | Q(is_current=False, supersedes__isnull=False),
+                name="delivery_tombstone_supersedes_never_live",
             ),
         ]
         indexes = [
@@ -417,8 +426,10 @@ class Delivery(models.Model):
                 """,
             ),
             # A revision after the first continues one lineage: numbered one more than the
-            # revision it supersedes, at the same ball, with the same source event, original
-            # submission, event ordinal and innings sequence. AFTER, not BEFORE: a BEFORE
+            # revision it supersedes, in the same innings and over, with the same source
+            # event, original submission and event ordinal. Its position and sequence may
+            # move (a revised file added or removed a ball before it), and nothing follows
+            # a tombstone. AFTER, not BEFORE: a BEFORE
             # row trigger would switch a COPY to row-at-a-time inserts; and import rows
             # (revision 1, no predecessor) fail the WHEN, so they queue nothing.
             pgtrigger.Trigger(
@@ -443,7 +454,7 @@ class Delivery(models.Model):
                       MESSAGE = format('cricket_delivery references delivery %s which does '
                                        'not exist', NEW.supersedes_id);
                   END IF;
-                  IF prev.is_current OR prev.superseded_by_id IS NOT NULL THEN
+                  IF prev.is_current OR prev.superseded_by_id IS NOT NULL OR prev.removed THEN
                     RAISE EXCEPTION USING
                       ERRCODE = 'integrity_constraint_violation',
                       MESSAGE = format('delivery %s is not a superseded revision awaiting its '
@@ -458,15 +469,13 @@ class Delivery(models.Model):
                   IF NEW.source_event_id <> prev.source_event_id
                      OR NEW.submission_id <> prev.submission_id
                      OR NEW.submission_event_ordinal <> prev.submission_event_ordinal
-                     OR NEW.sequence <> prev.sequence
                      OR NEW.innings_id <> prev.innings_id
-                     OR NEW.over_number <> prev.over_number
-                     OR NEW.position <> prev.position THEN
+                     OR NEW.over_number <> prev.over_number THEN
                     RAISE EXCEPTION USING
                       ERRCODE = 'integrity_constraint_violation',
-                      MESSAGE = format('revision %s of delivery %s must keep its ball, source '
-                                       'event, original submission, event ordinal and '
-                                       'sequence', NEW.revision, prev.id);
+                      MESSAGE = format('revision %s of delivery %s must keep its innings, '
+                                       'over, source event, original submission and event '
+                                       'ordinal', NEW.revision, prev.id);
                   END IF;
                   RETURN NULL;
                 """,

@@ -11,6 +11,7 @@ review page); ``fixture_corrections_from_source`` applies it (an approved batch)
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from django.db.models import Prefetch
 
 from cricket.corrections import (
     PEOPLE_FIELDS,
+    BallAnnotations,
     CorrectionResult,
     CorrectionReview,
     FielderSpec,
@@ -42,27 +44,19 @@ from cricket.models import (
     Innings,
 )
 from cricket.services import SOURCE, cricket_people_resolve, cricket_sport
+from cricket.source_revision_balls import (
+    InningsBalls,
+    align_innings,
+    innings_labels,
+    innings_restructure,
+)
+from cricket.source_revision_facts import FactChange, facts_apply, facts_plan
 from sports.models import EntityType, ExternalIdMap, Fixture, Participant, Submission
 from sports.querysets import follow_merges
 from sports.services import submission_record, timeline_append
 from sports.services.common import Actor
 
 SOURCE_REVISION = "source revision"
-
-
-@dataclass
-class SourceCorrections:
-    """The corrections a revised source file applied to one fixture."""
-
-    fixture_id: uuid.UUID
-    corrections: list[CorrectionResult] = field(default_factory=list)
-
-    @property
-    def participant_ids(self) -> frozenset[uuid.UUID]:
-        ids: set[uuid.UUID] = set()
-        for correction in self.corrections:
-            ids |= correction.participant_ids
-        return frozenset(ids)
 
 
 def _document_people(document: dict, sport, actor: Actor) -> dict[str, Participant]:
@@ -90,39 +84,6 @@ def _describe(keys: Iterable[tuple[int, int, int]], limit: int = 10) -> str:
     return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
 
 
-def _review_key(review: dict | None, teams, people) -> tuple | None:
-    if not review:
-        return None
-    batter = people.get(review.get("batter"))
-    return (
-        teams.get(review["by"]),
-        batter.pk if batter else None,
-        review.get("umpire") or "",
-        review["decision"],
-        review.get("type") or "",
-        review.get("umpires_call"),
-    )
-
-
-def _replacements_key(replacements: dict | None, teams, people) -> list[tuple]:
-    rows = []
-    for kind, entries in sorted((replacements or {}).items()):
-        for ordinal, entry in enumerate(entries, start=1):
-            out = people.get(entry.get("out"))
-            rows.append(
-                (
-                    kind,
-                    ordinal,
-                    teams.get(entry.get("team")),
-                    people[entry["in"]].pk,
-                    out.pk if out else None,
-                    entry.get("role") or "",
-                    entry.get("reason") or "",
-                )
-            )
-    return rows
-
-
 @dataclass(frozen=True)
 class PersonRef:
     """A person a file names, as the plan compares it: the participant id, or None for
@@ -140,6 +101,9 @@ class PlannedCorrection:
     ball: dict  # the file's delivery
     changes: dict[str, Any]  # correctable field -> new value (participant ids for people)
     wickets: list[WicketSpec] | None  # the new wicket list, when it differs
+    # The review, replacements and 1.2.0 label the file gives, when any differs.
+    annotations: BallAnnotations | None = None
+    live_annotations: BallAnnotations | None = None
 
     @property
     def wicket_changes(self) -> list[dict] | None:
@@ -160,7 +124,9 @@ class PlannedCorrection:
 
 @dataclass(frozen=True)
 class DiffLine:
-    """One field of one ball a revised file would change: natural key, live → proposed."""
+    """One field of one ball a revised file would change: natural key, live → proposed.
+    ``kind`` is "delivery" for a ball (changed, added or removed) and "fact" for an
+    innings or match fact (its over and position are then 0)."""
 
     innings: int
     over: int
@@ -169,18 +135,51 @@ class DiffLine:
     field: str
     live: str
     proposed: str
+    kind: str = "delivery"
+
+
+@dataclass
+class SourcePlan:
+    """Everything a revised file changes: the balls that are the same but differ, each
+    innings' additions and removals, and the innings and match facts."""
+
+    corrections: list[PlannedCorrection]
+    innings: list[InningsBalls]
+    facts: list[FactChange]
+    teams: dict[str, Any]
+
+    @property
+    def deliveries(self) -> int:
+        """How many balls change: corrected, added or removed."""
+        return len(self.corrections) + sum(len(i.added) + len(i.removed) for i in self.innings)
+
+    def labels(self) -> list[str]:
+        """What changes, as the import's summary says it (``2 deliveries, penalty runs``)."""
+        words = [f"{self.deliveries} deliver{'y' if self.deliveries == 1 else 'ies'}"]
+        words = words if self.deliveries else []
+        for fact in self.facts:
+            if fact.label not in words:
+                words.append(fact.label)
+        return words
+
+    def __bool__(self) -> bool:
+        return bool(self.deliveries or self.facts)
 
 
 def _plan_source_corrections(
     *, fixture: Fixture, document: dict, people: Mapping[str, Any]
-) -> list[PlannedCorrection]:
-    """Compare a revised file's balls with the fixture's live deliveries by natural key
-    (innings ordinal, over number, position) and return each ball that differs. ``people``
-    maps the file's names to anything with ``pk`` (a participant, a ``PersonRef``). Writes
-    nothing. Raises a ValidationError naming each place when the file changes what a
-    correction cannot: the structure (balls or innings added or removed), a review, a
-    replacement, ``actual_delivery``, or names an unknown dismissal kind."""
-    innings_count = Innings.objects.filter(fixture=fixture).count()
+) -> SourcePlan:
+    """Compare a revised file with the fixture's live state and return what differs: each
+    innings' balls matched to the live ones (``align_innings``: the same ball, changed or
+    not, an addition, a removal), the correction of each matched ball whose content
+    differs, and the innings and match facts (``facts_plan``). ``people`` maps the file's
+    names to anything with ``pk`` (a participant, a ``PersonRef``). Writes nothing. Raises
+    a ValidationError naming each place when the file changes what a revision cannot: the
+    innings (one added or removed, another batting side, a super over or not), or names an
+    unknown dismissal kind."""
+    innings_rows = list(
+        Innings.objects.filter(fixture=fixture).prefetch_related("miscounted_overs")
+    )
     live = list(
         Delivery.objects.current()
         .filter(innings__fixture=fixture)
@@ -197,23 +196,6 @@ def _plan_source_corrections(
             "replacements",
         )
     )
-    stored = {(d.innings.ordinal, d.over_number, d.position): d for d in live}
-    source = _source_deliveries(document)
-    problems = []
-    if innings_count != len(document["innings"]):
-        problems.append(
-            f"the file has {len(document['innings'])} innings, the fixture {innings_count}"
-        )
-    if source.keys() - stored.keys():
-        problems.append(f"balls only in the file: {_describe(source.keys() - stored.keys())}")
-    if stored.keys() - source.keys():
-        problems.append(f"balls only in the fixture: {_describe(stored.keys() - source.keys())}")
-    if problems:
-        raise ValidationError(
-            f"fixture {fixture.pk}: the revised file changes the match's structure, which a "
-            f"correction cannot: {'; '.join(problems)}. Nothing was changed."
-        )
-
     gender = document["info"]["gender"]
     team_ids = dict(
         ExternalIdMap.objects.filter(
@@ -223,90 +205,57 @@ def _plan_source_corrections(
         ).values_list("external_id", "internal_id")
     )
     teams = {name: team_ids.get(f"team:{gender}:{name}") for name in document["info"]["teams"]}
+    problems = []
+    if len(innings_rows) != len(document["innings"]):
+        problems.append(
+            f"the file has {len(document['innings'])} innings, the fixture {len(innings_rows)}"
+        )
+    for row, inning in zip(innings_rows, document["innings"], strict=False):
+        if teams.get(inning["team"]) != row.batting_team_id:
+            problems.append(f"innings {row.ordinal} is batted by another side in the file")
+        if bool(inning.get("super_over")) != row.super_over:
+            problems.append(f"innings {row.ordinal}: the file says otherwise of its super over")
+    if problems:
+        raise ValidationError(
+            f"fixture {fixture.pk}: the revised file changes the match's innings, which a "
+            f"revision cannot: {'; '.join(problems)}. Nothing was changed."
+        )
+    by_innings: dict[Any, list[Delivery]] = {}
+    for d in live:
+        by_innings.setdefault(d.innings_id, []).append(d)
+    balls, before = [], 0
+    for row, inning in zip(innings_rows, document["innings"], strict=True):
+        balls.append(
+            align_innings(
+                innings=row,
+                live=by_innings.get(row.pk, []),
+                inning=inning,
+                people=people,
+                first_ordinal=before,
+            )
+        )
+        before += sum(len(over["deliveries"]) for over in inning.get("overs", ()))
+
     kinds = {k.name: k for k in DismissalKind.objects.all()}
     reviews = {
         r.delivery_id: r for r in DeliveryReview.objects.filter(delivery__in=[d.pk for d in live])
     }
     planned: list[PlannedCorrection] = []
-    for key in sorted(source):
-        ball, row = source[key], stored[key]
-        place = f"innings {key[0]} over {key[1]} position {key[2]}"
-        extras = ball.get("extras") or {}
-        wanted = {
-            "runs_batter": ball["runs"]["batter"],
-            "non_boundary": bool(ball["runs"].get("non_boundary", False)),
-            **{f"extra_{k}": extras.get(k) for k in ("wides", "noballs", "byes", "legbyes")},
-            "extra_penalty": extras.get("penalty"),
-            **{f: people[ball[f]].pk for f in PEOPLE_FIELDS},
-        }
-        changes = {
-            f: v
-            for f, v in wanted.items()
-            if v != getattr(row, f"{f}_id" if f in PEOPLE_FIELDS else f)
-        }
-        new_wickets = []
-        for w in ball.get("wickets") or []:
-            if w["kind"] not in kinds:
-                problems.append(f"{place}: {w['kind']!r} is not a known dismissal kind")
-                continue
-            new_wickets.append(
-                WicketSpec(
-                    kind=kinds[w["kind"]],
-                    kind_raw=w["kind"],
-                    player_out_id=people[w["player_out"]].pk,
-                    fielders=tuple(
-                        FielderSpec(
-                            people[f["name"]].pk if f.get("name") else None,
-                            bool(f.get("substitute")),
-                        )
-                        for f in w.get("fielders") or []
-                    ),
-                )
+    for plan in balls:
+        for added in plan.added:
+            for w in added.ball.get("wickets") or []:
+                if w["kind"] not in kinds:
+                    problems.append(
+                        f"innings {plan.innings.ordinal} over {added.over} position "
+                        f"{added.position}: {w['kind']!r} is not a known dismissal kind"
+                    )
+        for pair in plan.pairs:
+            place = f"innings {plan.innings.ordinal} over {pair.over} position {pair.position}"
+            correction = _plan_ball(
+                pair.ball, pair.row, place, people, kinds, teams, reviews, problems
             )
-        old_wickets = [
-            WicketSpec(
-                kind=w.kind,
-                kind_raw=w.kind_raw,
-                player_out_id=w.player_out_id,
-                fielders=tuple(
-                    FielderSpec(f.participant_id, f.substitute) for f in w.fielders.all()
-                ),
-            )
-            for w in row.wickets.all()
-        ]
-        wickets_differ = new_wickets != old_wickets
-        old_review = reviews.get(row.pk)
-        old_review_key = (
-            None
-            if old_review is None
-            else (
-                old_review.by_team_id,
-                old_review.batter_id,
-                old_review.umpire,
-                old_review.decision,
-                old_review.type,
-                old_review.umpires_call,
-            )
-        )
-        if _review_key(ball.get("review"), teams, people) != old_review_key:
-            problems.append(f"{place}: the review differs")
-        old_replacements = sorted(
-            (r.kind, r.ordinal, r.team_id, r.player_in_id, r.player_out_id, r.role, r.reason)
-            for r in row.replacements.all()
-        )
-        if _replacements_key(ball.get("replacements"), teams, people) != old_replacements:
-            problems.append(f"{place}: the replacements differ")
-        if (ball.get("actual_delivery") or "") != row.actual_delivery:
-            problems.append(f"{place}: actual_delivery differs")
-        if changes or wickets_differ:
-            planned.append(
-                PlannedCorrection(
-                    row=row,
-                    ball=ball,
-                    changes=changes,
-                    wickets=new_wickets if wickets_differ else None,
-                )
-            )
+            if correction is not None:
+                planned.append(correction)
     if problems:
         raise ValidationError(
             f"fixture {fixture.pk}: the revised file changes what a correction cannot: "
@@ -314,7 +263,128 @@ def _plan_source_corrections(
             + (f" and {len(problems) - 20} more" if len(problems) > 20 else "")
             + ". Nothing was changed."
         )
-    return planned
+    facts = facts_plan(
+        fixture=fixture, document=document, innings=innings_rows, people=people, teams=teams
+    )
+    return SourcePlan(corrections=planned, innings=balls, facts=facts, teams=teams)
+
+
+def _plan_ball(
+    ball: dict,
+    row: Delivery,
+    place: str,
+    people: Mapping[str, Any],
+    kinds: Mapping[str, DismissalKind],
+    teams: Mapping[str, Any],
+    reviews: Mapping[int, DeliveryReview],
+    problems: list[str],
+) -> PlannedCorrection | None:
+    """The correction of one live ball to the file's (runs, extras, people, wickets, the
+    review, replacements and 1.2.0 label), or None when they agree; an unknown dismissal
+    kind is added to ``problems``."""
+    extras = ball.get("extras") or {}
+    wanted = {
+        "runs_batter": ball["runs"]["batter"],
+        "non_boundary": bool(ball["runs"].get("non_boundary", False)),
+        **{f"extra_{k}": extras.get(k) for k in ("wides", "noballs", "byes", "legbyes")},
+        "extra_penalty": extras.get("penalty"),
+        **{f: people[ball[f]].pk for f in PEOPLE_FIELDS},
+    }
+    changes = {
+        f: v for f, v in wanted.items() if v != getattr(row, f"{f}_id" if f in PEOPLE_FIELDS else f)
+    }
+    new_wickets = []
+    for w in ball.get("wickets") or []:
+        if w["kind"] not in kinds:
+            problems.append(f"{place}: {w['kind']!r} is not a known dismissal kind")
+            continue
+        new_wickets.append(
+            WicketSpec(
+                kind=kinds[w["kind"]],
+                kind_raw=w["kind"],
+                player_out_id=people[w["player_out"]].pk,
+                fielders=tuple(
+                    FielderSpec(
+                        people[f["name"]].pk if f.get("name") else None,
+                        bool(f.get("substitute")),
+                    )
+                    for f in w.get("fielders") or []
+                ),
+            )
+        )
+    wickets_differ = new_wickets != _row_wicket_specs(row)
+    old_review = reviews.get(row.pk)
+    live_annotations = BallAnnotations(
+        review=None
+        if old_review is None
+        else {
+            "by_team_id": old_review.by_team_id,
+            "batter_id": old_review.batter_id,
+            "umpire": old_review.umpire,
+            "decision": old_review.decision,
+            "type": old_review.type,
+            "umpires_call": old_review.umpires_call,
+        },
+        replacements=tuple(
+            {
+                "kind": r.kind,
+                "ordinal": r.ordinal,
+                "team_id": r.team_id,
+                "player_in_id": r.player_in_id,
+                "player_out_id": r.player_out_id,
+                "role": r.role,
+                "reason": r.reason,
+            }
+            for r in sorted(row.replacements.all(), key=lambda r: (r.kind, r.ordinal))
+        ),
+        actual_delivery=row.actual_delivery,
+    )
+    annotations = _file_annotations(ball, teams, people)
+    annotated = annotations != live_annotations
+    if not changes and not wickets_differ and not annotated:
+        return None
+    return PlannedCorrection(
+        row=row,
+        ball=ball,
+        changes=changes,
+        wickets=new_wickets if wickets_differ else None,
+        annotations=annotations if annotated else None,
+        live_annotations=live_annotations,
+    )
+
+
+def _file_annotations(
+    ball: dict, teams: Mapping[str, Any], people: Mapping[str, Any]
+) -> BallAnnotations:
+    """A file's ball's review, replacements and 1.2.0 label, as ``BallAnnotations``."""
+    review = ball.get("review")
+    batter = people.get(review.get("batter")) if review else None
+    return BallAnnotations(
+        review=None
+        if not review
+        else {
+            "by_team_id": teams.get(review["by"]),
+            "batter_id": batter.pk if batter else None,
+            "umpire": review.get("umpire") or "",
+            "decision": review["decision"],
+            "type": review.get("type") or "",
+            "umpires_call": review.get("umpires_call"),
+        },
+        replacements=tuple(
+            {
+                "kind": kind,
+                "ordinal": ordinal,
+                "team_id": teams.get(entry.get("team")),
+                "player_in_id": people[entry["in"]].pk,
+                "player_out_id": people[entry["out"]].pk if entry.get("out") else None,
+                "role": entry.get("role") or "",
+                "reason": entry.get("reason") or "",
+            }
+            for kind, entries in sorted((ball.get("replacements") or {}).items())
+            for ordinal, entry in enumerate(entries, start=1)
+        ),
+        actual_delivery=ball.get("actual_delivery") or "",
+    )
 
 
 def _known_people(document: dict) -> dict[str, PersonRef]:
@@ -357,42 +427,116 @@ def _wickets_text(wickets: Iterable[WicketSpec], names: Mapping[Any, str]) -> st
     )
 
 
+def _ball_text(ball: dict) -> str:
+    runs = ball["runs"]
+    out = ", ".join(w["player_out"] for w in ball.get("wickets") or [])
+    return f"{ball['bowler']} to {ball['batter']}: {runs['total']} run(s)" + (
+        f", out: {out}" if out else ""
+    )
+
+
+def _row_text(row: Delivery, names: Mapping[Any, str]) -> str:
+    out = ", ".join(names.get(w.player_out_id, "") for w in row.wickets.all())
+    return (
+        f"{names.get(row.bowler_id, '')} to {names.get(row.batter_id, '')}: "
+        f"{row.runs_total} run(s)" + (f", out: {out}" if out else "")
+    )
+
+
 def source_correction_diff(*, fixture: Fixture, document: dict) -> list[DiffLine]:
-    """What ``fixture_corrections_from_source`` would change for ``document``, field by
-    field, computed from the same plan and writing nothing: natural key, the field, the
-    live value and the proposed one (people by name; someone not known yet is marked new).
-    Raises the same ValidationError the write would when the file cannot be applied."""
-    planned = _plan_source_corrections(
+    """What ``fixture_corrections_from_source`` would change for ``document``, computed
+    from the same plan and writing nothing: each changed field of a ball (natural key, the
+    field, the live value and the proposed one; people by name, someone not known yet
+    marked new), each ball added or removed, and each innings or match fact. Raises the
+    same ValidationError the write would when the file cannot be applied."""
+    plan = _plan_source_corrections(
         fixture=fixture, document=document, people=_known_people(document)
     )
+    planned = plan.corrections
     ids = set()
-    for plan in planned:
-        ids |= {getattr(plan.row, f"{f}_id") for f in PEOPLE_FIELDS}
-        ids |= {v for f, v in plan.changes.items() if f in PEOPLE_FIELDS}
-        for w in (*_row_wicket_specs(plan.row), *(plan.wickets or ())):
+    for correction in planned:
+        ids |= {getattr(correction.row, f"{f}_id") for f in PEOPLE_FIELDS}
+        ids |= {v for f, v in correction.changes.items() if f in PEOPLE_FIELDS}
+        for w in (*_row_wicket_specs(correction.row), *(correction.wickets or ())):
             ids |= {w.player_out_id, *(f.participant_id for f in w.fielders)}
+    for balls in plan.innings:
+        for row in balls.removed:
+            ids |= {row.batter_id, row.bowler_id, *(w.player_out_id for w in row.wickets.all())}
     ids.discard(None)
     names = dict(Participant.objects.filter(pk__in=ids).values_list("pk", "name"))
     lines = []
-    for plan in planned:
-        row = plan.row
+    for correction in planned:
+        row = correction.row
         key = (row.innings.ordinal, row.over_number, row.position, row.ball_label)
-        for field_name, proposed in plan.changes.items():
+        for field_name, proposed in correction.changes.items():
             if field_name in PEOPLE_FIELDS:
                 live = names.get(getattr(row, f"{field_name}_id"), "")
-                shown = names[proposed] if proposed else f"{plan.ball[field_name]} (new)"
+                shown = names[proposed] if proposed else f"{correction.ball[field_name]} (new)"
             else:
                 live, shown = getattr(row, field_name), proposed
             lines.append(DiffLine(*key, field=field_name, live=str(live), proposed=str(shown)))
-        if plan.wickets is not None:
+        if correction.wickets is not None:
             lines.append(
                 DiffLine(
                     *key,
                     field="wickets",
                     live=_wickets_text(_row_wicket_specs(row), names),
-                    proposed=_wickets_text(plan.wickets, names),
+                    proposed=_wickets_text(correction.wickets, names),
                 )
             )
+        if correction.annotations is not None and correction.live_annotations is not None:
+            for name in ("review", "replacements", "actual_delivery"):
+                was = getattr(correction.live_annotations, name)
+                now = getattr(correction.annotations, name)
+                if was != now:
+                    lines.append(
+                        DiffLine(
+                            *key,
+                            field=name,
+                            live=json.dumps(was, sort_keys=True, default=str),
+                            proposed=json.dumps(now, sort_keys=True, default=str),
+                        )
+                    )
+    for balls in plan.innings:
+        ordinal = balls.innings.ordinal
+        for row in balls.removed:
+            lines.append(
+                DiffLine(
+                    ordinal,
+                    row.over_number,
+                    row.position,
+                    row.ball_label,
+                    field="ball",
+                    live=_row_text(row, names),
+                    proposed="removed",
+                )
+            )
+        labels = innings_labels(balls)
+        for added in balls.added:
+            lines.append(
+                DiffLine(
+                    ordinal,
+                    added.over,
+                    added.position,
+                    labels[(added.over, added.position)],
+                    field="ball",
+                    live="",
+                    proposed=f"added: {_ball_text(added.ball)}",
+                )
+            )
+    for fact in plan.facts:
+        lines.append(
+            DiffLine(
+                fact.innings_ordinal or 0,
+                0,
+                0,
+                "",
+                field=f"{fact.scope} {fact.field}",
+                live=json.dumps(fact.live, sort_keys=True, default=str),
+                proposed=json.dumps(fact.proposed, sort_keys=True, default=str),
+                kind="fact",
+            )
+        )
     return lines
 
 
@@ -409,6 +553,43 @@ def _row_wicket_specs(row: Delivery) -> list[WicketSpec]:
     ]
 
 
+@dataclass
+class SourceCorrections:
+    """What a revised source file changed in one fixture: the corrections of balls that
+    are the same but differ, the balls added (new live rows) and removed (tombstones),
+    the later balls moved to their new places, and the facts amended."""
+
+    fixture_id: uuid.UUID
+    corrections: list[CorrectionResult] = field(default_factory=list)
+    added: list[Delivery] = field(default_factory=list)
+    tombstones: list[Delivery] = field(default_factory=list)
+    moved: list[Delivery] = field(default_factory=list)
+    facts: list[FactChange] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    extra_participants: set[uuid.UUID] = field(default_factory=set)
+
+    @property
+    def participant_ids(self) -> frozenset[uuid.UUID]:
+        ids: set[uuid.UUID] = set(self.extra_participants)
+        for correction in self.corrections:
+            ids |= correction.participant_ids
+        return frozenset(ids)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.corrections or self.added or self.tombstones or self.facts)
+
+    @property
+    def revisions(self) -> list[int]:
+        """Every delivery row the revision wrote (live rows and tombstones)."""
+        return [
+            *(d.pk for c in self.corrections for d in (c.delivery, *c.relabelled)),
+            *(d.pk for d in self.added),
+            *(d.pk for d in self.tombstones),
+            *(d.pk for d in self.moved),
+        ]
+
+
 @transaction.atomic
 def fixture_corrections_from_source(
     *,
@@ -419,52 +600,89 @@ def fixture_corrections_from_source(
     reason: str = SOURCE_REVISION,
     review: CorrectionReview | None = None,
 ) -> SourceCorrections:
-    """Apply a revised Cricsheet file of a known match as corrections.
+    """Apply a revised Cricsheet file of a known match whole.
 
-    ``document`` is a validated match (what ``ingest.cricsheet.validate.load`` returns). Its
-    deliveries are matched to the fixture's live deliveries by natural key (innings ordinal,
-    over number, position) and every ball whose content differs gets one correction with
-    ``reason`` ("source revision" unless the caller names its source, e.g. a batch);
-    identical balls are not touched. ``review``, for a reviewed submission, is written on
-    each history row. People are resolved through the file's registry (a renamed player is
-    the same participant, so a rename alone changes nothing). A file whose structure
-    differs (balls or innings added or removed) or that changes what a correction cannot
-    (a review, a replacement, ``actual_delivery``) is refused with a message naming each
-    place, and nothing is written. Innings- and match-level facts (penalty runs, targets,
-    outcome) are not compared here. ``source_correction_diff`` shows the same plan without
+    ``document`` is a validated match (what ``ingest.cricsheet.validate.load`` returns),
+    compared with the fixture's live state by content, never by whether the bytes were
+    seen before (an older file is a revision like any other). Each innings' balls are
+    matched to its live deliveries (``cricket.source_revision_balls``): a ball the file
+    adds becomes a new live delivery at its position and one it no longer has a tombstone
+    revision, the later balls of the innings getting revisions at their new positions,
+    sequences and labels; each matched ball whose content differs gets one correction.
+    Then the innings and match facts that differ (``cricket.source_revision_facts``) are
+    amended. Everything carries ``reason`` ("source revision" unless the caller names its
+    source, e.g. a batch) and lands on the fixture's log; ``review``, for a reviewed
+    submission, is written on each history row; the statistics of exactly the fixture and
+    the participants it touched are refreshed once. People are resolved through the
+    file's registry (a renamed player is the same participant, so a rename alone changes
+    nothing); a matched ball's review, replacements and 1.2.0 label are part of its
+    content and corrected with it. A file that changes what a revision cannot (an innings
+    added or removed, another batting side) is refused with a message naming each place,
+    and nothing is written. ``source_correction_diff`` shows the same plan without
     writing.
     """
     # Every innings of the fixture, in order, before reading: the plan stays true until
     # commit, and the lock order (innings, then the fixture's log) is the one a single
     # correction takes, so the two never deadlock. A refused file rolls back whole (people
     # the file would have added included).
-    list(Innings.objects.select_for_update(no_key=True).filter(fixture=fixture).order_by("ordinal"))
+    innings = list(
+        Innings.objects.select_for_update(no_key=True).filter(fixture=fixture).order_by("ordinal")
+    )
+    fixture = Fixture.objects.get(pk=fixture.pk)  # the live facts, read under those locks
     people = _document_people(document, cricket_sport(), actor)
-    planned = _plan_source_corrections(fixture=fixture, document=document, people=people)
-
-    result = SourceCorrections(fixture_id=fixture.pk)
-    for plan in planned:
-        row = plan.row
-        # An earlier correction in this over may have relabelled this ball (a new revision):
-        # correct whatever is live at its natural key now.
+    plan = _plan_source_corrections(fixture=fixture, document=document, people=people)
+    result = SourceCorrections(fixture_id=fixture.pk, labels=plan.labels())
+    kinds = {k.name: k for k in DismissalKind.objects.all()}
+    for balls in plan.innings:
+        done = innings_restructure(
+            plan=balls,
+            fixture=fixture,
+            people=people,
+            teams=plan.teams,
+            kinds=kinds,
+            submission=submission,
+            reason=reason,
+            actor=actor,
+            review=review,
+        )
+        result.added += done.added
+        result.tombstones += done.tombstones
+        result.moved += done.moved
+        result.extra_participants |= done.participant_ids
+    for correction in plan.corrections:
+        # The ball may have moved, or been relabelled by an earlier correction in its over
+        # (a new revision): correct whatever revision of it is live now.
         current = (
             Delivery.objects.current()
-            .filter(innings_id=row.innings_id, over_number=row.over_number, position=row.position)
+            .filter(source_event_id=correction.row.source_event_id)
             .values_list("pk", flat=True)
             .get()
         )
         result.corrections.append(
             _correct(
                 delivery=current,
-                changes=plan.changes,
-                wicket_changes=plan.wicket_changes,
+                changes=correction.changes,
+                wicket_changes=correction.wicket_changes,
                 reason=reason,
                 actor=actor,
                 submission=submission,
                 review=review,
+                annotations=correction.annotations,
             )
         )
-    if result.corrections:
+    result.facts = plan.facts
+    result.extra_participants |= facts_apply(
+        fixture=fixture,
+        document=document,
+        changes=plan.facts,
+        innings=innings,
+        people=people,
+        teams=plan.teams,
+        reason=reason,
+        actor=actor,
+        submission_id=submission.pk if submission else None,
+    )
+    if result.changed:
         _request_statistics_refresh(
             fixture_ids=[fixture.pk],
             participant_ids=result.participant_ids,
@@ -477,7 +695,7 @@ def fixture_corrections_from_source(
 
 @dataclass(frozen=True)
 class RevisedMatch:
-    """What ``match_revise`` wrote: the revised file's submission and its corrections."""
+    """What ``match_revise`` wrote: the revised file's submission and what it changed."""
 
     fixture: Fixture
     submission: Submission
@@ -496,16 +714,18 @@ def match_revise(
     reason: str = SOURCE_REVISION,
     review: CorrectionReview | None = None,
 ) -> RevisedMatch:
-    """Record a revised file of an imported match and apply it as corrections.
+    """Record a revised file of an imported match and apply it whole.
 
     ``fixture_id`` is the fixture the match id maps to (a merged fixture answers as its
     survivor); ``document`` is the validated file. The file is recorded as a submission
-    (so the same bytes are known next time, and a rename alone makes the new name an
-    alias), its balls become corrections through ``fixture_corrections_from_source``
-    (``reason``, ``review``), and the fixture's log gets a ``cricket.import`` item keyed
-    by the match id and ``sha256``. All or nothing: a file that changes what a correction
-    cannot raises the ValidationError of ``fixture_corrections_from_source`` and nothing,
-    not even the submission, is written.
+    (a rename alone makes the new name an alias), it is applied through
+    ``fixture_corrections_from_source`` (``reason``, ``review``), and the fixture's log
+    gets a ``cricket.import`` item with ``sha256``: the file the live state now follows,
+    which the importer reads to know a file it need not compare again. The item is keyed
+    by the match id, the digest and the fixture's version, so the same file applied again
+    after another (a revert) is a new item, while a resend is not. All or nothing: a file
+    that changes what a revision cannot raises the ValidationError of
+    ``fixture_corrections_from_source`` and nothing, not even the submission, is written.
     """
     recorded = submission_record(
         kind=submission.kind,
@@ -525,19 +745,24 @@ def match_revise(
         reason=reason,
         review=review,
     )
+    version = Fixture.objects.filter(pk=fixture.pk).values_list("version", flat=True).get()
     timeline_append(
         fixture=fixture,
         event_type="cricket.import",
         actor=actor,
         source_code=SOURCE,
         unit="record",
-        idempotency_key=f"{match_id}:{sha256[:40]}",
+        idempotency_key=f"{match_id}:{sha256[:40]}:v{version}",
         payload={
             "submission": str(recorded.pk),
             "sha256": sha256,
             "data_version": document["meta"]["data_version"],
             "revision": document["meta"].get("revision"),
             "corrections": len(result.corrections),
+            "added": len(result.added),
+            "removed": len(result.tombstones),
+            "changes": result.labels,
         },
     )
+    fixture.refresh_from_db()
     return RevisedMatch(fixture=fixture, submission=recorded, corrections=result)

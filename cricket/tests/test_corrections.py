@@ -534,15 +534,19 @@ def _insert_revision(old, **override):
     ("override", "message"),
     [
         ({"revision": 3}, "revisions increase by exactly one"),
-        ({"sequence": 99}, "must keep its ball"),
-        ({"submission_event_ordinal": 999}, "must keep its ball"),
-        ({"position": 9}, "must keep its ball"),
+        ({"over_number": 99}, "must keep its innings, over"),
+        ({"submission_event_ordinal": 999}, "must keep its innings, over"),
         ({"supersedes_id": None}, "must name the revision it supersedes"),
     ],
 )
 def test_a_revision_must_continue_its_lineage(match, override, message):
     with pytest.raises(IntegrityError, match=message):
         _insert_revision(live(match, 0, 0), **override)
+
+
+def test_a_revision_may_move_within_its_over_and_innings(match):
+    # A revised file added or removed a ball before it: its place moves, its ball does not.
+    _insert_revision(live(match, 0, 0), position=40, sequence=100_000)
 
 
 def test_a_revision_continuing_its_lineage_is_accepted(match):

@@ -410,9 +410,11 @@ def item_bytes(item: BatchItem) -> bytes:
 def _correction_problems(
     item: BatchItem, document: dict[str, Any], resolution: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """A correction must apply: the same plan publication will follow, computed without
-    writing. The evidence records how many fields it changes; a file that changes what a
-    correction cannot makes the item invalid, with the reason."""
+    """A correction must apply: the same plan publication will follow (the revised file
+    applied whole: balls changed, added or removed, innings and match facts), computed
+    without writing. The evidence records how many fields and balls it changes and which
+    facts; a file that changes what a revision cannot makes the item invalid, with the
+    reason."""
     target = item.correction_target
     if target is None:  # _resolve sets the target whenever it makes the item a correction
         raise ValueError(f"item {item.ordinal}: a correction names no fixture")
@@ -421,7 +423,9 @@ def _correction_problems(
     except ValidationError as exc:
         return [{"path": "(file)", "rule": "correction", "message": " ".join(exc.messages)}]
     resolution["fixture"]["changes"] = len(diff)
-    resolution["fixture"]["deliveries"] = len({(d.innings, d.over, d.position) for d in diff})
+    balls = [d for d in diff if d.kind == "delivery"]
+    resolution["fixture"]["deliveries"] = len({(d.innings, d.over, d.position) for d in balls})
+    resolution["fixture"]["facts"] = sorted({d.field for d in diff if d.kind == "fact"})
     return []
 
 

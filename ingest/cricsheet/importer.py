@@ -1,11 +1,13 @@
 """Import Cricsheet match files: one file, one match, one transaction.
 
 - The whole file is validated first (``validate.load``); a rejected file writes no row.
-- Idempotent: a match id already in the external-id map whose file bytes were imported
-  before (same SHA-256) is unchanged and nothing is written (not even parsed). A different
-  file for a known match id is the same fixture with new content: its balls are compared by
-  natural key and only those that differ are corrected (reason "source revision"). (The
-  revision number proves nothing: Cricsheet renamed players in old files without bumping it.)
+- Idempotent: a match id already in the external-id map whose live state follows these
+  very bytes (the SHA-256 of the last file applied to it) is unchanged and nothing is
+  written (not even parsed). Any other file for a known match id, an older one included,
+  is the same fixture with new content, applied whole by ``cricket.source_revisions``
+  (balls changed, added or removed, innings and match facts; reason "source revision").
+  (The revision number proves nothing: Cricsheet renamed players in old files without
+  bumping it.)
 - Players are resolved through their registry ids (read once per run, never by name); a
   match's rows travel in one batch and its deliveries in one COPY.
 
@@ -55,9 +57,10 @@ from sports.models import (
     EntityType,
     ExternalIdMap,
     Fixture,
-    Submission,
     SubmissionKind,
+    TimelineItem,
 )
+from sports.querysets import follow_merges
 from sports.services.common import Actor
 
 ACTOR = "integration:cricsheet"
@@ -79,8 +82,10 @@ class MatchResult:
     error: str = ""
     # The submission this file was recorded as (None when it was already known).
     submission_id: Any = None
-    # A revised file of a known match: the delivery revisions its corrections wrote.
+    # A revised file of a known match: the delivery revisions it wrote, and what changed
+    # (``["2 deliveries", "penalty runs", "outcome"]``).
     revisions: list[int] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -92,16 +97,32 @@ class ImportSummary:
     deliveries: int = 0
     seconds: float = 0.0
     rejections: list[str] = field(default_factory=list)
+    # What the updated files changed: balls revised, and each kind of fact, in order.
+    revised_deliveries: int = 0
+    revised_facts: list[str] = field(default_factory=list)
 
     def add(self, result: MatchResult) -> None:
         setattr(self, result.outcome, getattr(self, result.outcome) + 1)
         self.deliveries += result.deliveries
         if result.error:
             self.rejections.append(result.error)
+        for change in result.changes:
+            count, _, word = change.partition(" ")
+            if word.startswith("deliver") and count.isdigit():
+                self.revised_deliveries += int(count)
+            elif change not in self.revised_facts:
+                self.revised_facts.append(change)
+
+    def updated_text(self) -> str:
+        """``1 updated: 2 deliveries, penalty runs, outcome``."""
+        n = self.revised_deliveries
+        words = [f"{n} deliver{'y' if n == 1 else 'ies'}"] if n else []
+        words += self.revised_facts
+        return f"{self.updated} updated" + (f": {', '.join(words)}" if words else "")
 
     def line(self) -> str:
         return (
-            f"matches: {self.new} new, {self.unchanged} unchanged, {self.updated} updated, "
+            f"matches: {self.new} new, {self.unchanged} unchanged, {self.updated_text()}, "
             f"{self.rejected} rejected; {self.deliveries} deliveries; {self.seconds:.1f} s"
         )
 
@@ -385,7 +406,7 @@ class Importer:
         sha = hashlib.sha256(raw).hexdigest()
         # In a run, the block's ids were looked up together.
         known = self.known.get(match_id) if self.known is not None else _known_fixture(match_id)
-        if known is not None and (known[1] == sha or _file_seen(sha)):
+        if known is not None and known[1] == sha:
             return MatchResult(filename, Outcome.UNCHANGED, fixture_id=known[0])
         try:
             # Unknown dismissal kinds are named with every other problem, in one pass.
@@ -471,12 +492,11 @@ class Importer:
     def _revise(
         self, document: dict, *, raw: bytes, filename: str, sha: str, known: tuple
     ) -> MatchResult:
-        """A revised file of an imported match: its submission is recorded, its balls are
-        compared with the live deliveries by natural key and each one that differs gets a
-        correction (reason "source revision"), and the fixture's log says so. A revision
-        that changes the match's structure is rejected with nothing written. A file whose
-        balls are all equal (a player renamed, say) corrects nothing but is recorded, so the
-        next run knows it and the new name becomes an alias."""
+        """A revised file of an imported match, applied whole (``match_revise``): what
+        differs from the live state is revised (reason "source revision") and the fixture's
+        log says so. A revision that changes what a revision cannot is rejected with nothing
+        written. A file that changes nothing (a player renamed, say) is still recorded, so
+        the next run knows it and the new name becomes an alias."""
         try:
             revised = match_revise(
                 fixture_id=known[0],
@@ -492,17 +512,16 @@ class Importer:
             raise CricsheetRejected(
                 filename, [Problem("(file)", "source-revision", " ".join(exc.messages))]
             ) from None
-        corrections = revised.corrections.corrections
+        changed = revised.corrections
+        if self.known is not None:  # the same file later in this block is now the live one
+            self.known[match_id_of(filename)] = (revised.fixture.pk, sha)
         return MatchResult(
             filename,
-            Outcome.UPDATED if corrections else Outcome.UNCHANGED,
+            Outcome.UPDATED if changed.changed else Outcome.UNCHANGED,
             fixture_id=revised.fixture.pk,
             submission_id=revised.submission.pk,
-            revisions=[
-                delivery.pk
-                for correction in corrections
-                for delivery in (correction.delivery, *correction.relabelled)
-            ],
+            revisions=changed.revisions,
+            changes=changed.labels if changed.changed else [],
         )
 
 
@@ -543,21 +562,34 @@ def _worker(inbox, outbox, options: dict, refresh: bool, parent: int) -> None:
 
 
 def _known_fixture(match_id: str) -> tuple[Any, str] | None:
-    """(fixture id, SHA-256 of the file that first brought it) for a known match id."""
+    """(fixture id, SHA-256 of the last file applied to it) for a known match id."""
     return _known_fixtures([match_id]).get(match_id)
 
 
 def _known_fixtures(match_ids: list[str]) -> dict[str, tuple[Any, str]]:
-    """``_known_fixture`` for many match ids in one query."""
+    """``_known_fixture`` for many match ids: the id map, then the newest ``cricket.import``
+    item of each fixture's log (the first import or the last revision applied), whose
+    digest names the file the live state follows. A file seen long ago is not that file:
+    submitted again after a later one, it is compared like any other."""
     rows = ExternalIdMap.objects.filter(
         source_code=SOURCE, entity_type=EntityType.FIXTURE, external_id__in=match_ids
     ).values_list("external_id", "internal_id")
     links = dict(rows)
+    # A merged fixture answers as its survivor, whose log holds the later items.
+    merged = Fixture.objects.filter(pk__in=links.values(), merged_into__isnull=False)
+    survivors: dict[Any, Any] = {f: f for f in links.values()}
+    survivors.update({f: follow_merges(Fixture, f) for f in merged.values_list("pk", flat=True)})
     shas = dict(
-        Fixture.objects.filter(pk__in=links.values()).values_list("pk", "first_seen_in__sha256")
+        TimelineItem.objects.filter(
+            fixture_id__in=set(survivors.values()), event_type="cricket.import"
+        )
+        .order_by("fixture_id", "-seq")
+        .distinct("fixture_id")
+        .values_list("fixture_id", "payload__sha256")
     )
     return {
-        match_id: (fixture_id, shas.get(fixture_id) or "") for match_id, fixture_id in links.items()
+        match_id: (fixture_id, shas.get(survivors[fixture_id]) or "")
+        for match_id, fixture_id in links.items()
     }
 
 
@@ -582,11 +614,6 @@ _GROWN_TABLES = (
 
 def _analyze_cricket_tables() -> None:
     analyze(*_GROWN_TABLES)
-
-
-def _file_seen(sha: str) -> bool:
-    """Whether these exact bytes were imported before (a revision already applied)."""
-    return Submission.objects.filter(source_code=SOURCE, sha256=sha).exists()
 
 
 def _synchronous_commit(on: bool) -> None:

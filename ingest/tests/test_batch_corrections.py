@@ -272,14 +272,13 @@ def test_a_rejected_correction_batch_changes_nothing(match, revised, submitter, 
     assert not Delivery.objects.filter(revision__gt=1).exists()
 
 
-def test_a_correction_that_changes_the_structure_is_invalid_at_validation(
+def test_a_correction_that_removes_a_ball_is_valid_and_its_diff_names_the_ball(
     match, original, submitter
 ):
     document = json.loads(original)
     document["innings"][0]["overs"][0]["deliveries"].pop()
     batch = _staged(submitter, json.dumps(document).encode())
     item = batch.items.get()
-    assert batch.state == BatchState.INVALID
-    (problem,) = item.problems
-    assert problem["rule"] == "correction"
-    assert "balls only in the fixture: innings 1 over 0" in problem["message"]
+    assert item.outcome == ItemOutcome.VALID, item.problems
+    removed = [line for line in correction_diff(item) if line.proposed == "removed"]
+    assert [(line.innings, line.over) for line in removed] == [(1, 0)]
