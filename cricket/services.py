@@ -18,6 +18,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from cricket.boards import board_of
 from omnium.bulk import Inserts
 from omnium.models import uuid7
 from sports.models import (
@@ -41,6 +42,7 @@ from sports.models import (
 from sports.querysets import follow_merges
 from sports.services.common import Actor, actor_label
 from sports.services.fixtures import fixture_documents_check
+from sports.services.participants import country_ensure, national_side_link
 from sports.services.results import result_lines_create
 from sports.services.timeline import LogEntry, timeline_open
 
@@ -305,6 +307,22 @@ def cricket_team(
     if name != display:
         aliases_observe(pairs={name: team}, source_code=SOURCE, seen_at=seen_at or timezone.now())
     return team
+
+
+@transaction.atomic
+def cricket_national_side(*, team: Participant, side: str, actor: Actor) -> Participant | None:
+    """Link an international side (``team``, named ``side`` by Cricsheet) to the Commons
+    country its board plays for (``cricket.boards``), creating that country when no Games
+    has brought it yet; returns the country, or None for a side of no one country (West
+    Indies, a World XI) or one the table lacks. Linking again is a no-op."""
+    board = board_of(side)
+    if board is None or not board.country:
+        return None
+    country, _ = country_ensure(
+        code=board.country, name=board.country_name, actor=actor, source_code=SOURCE
+    )
+    national_side_link(side=team, country=country, actor=actor)
+    return country
 
 
 @dataclass

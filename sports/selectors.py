@@ -18,6 +18,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from sports.models import (
+    NATIONAL_SIDE,
     Competition,
     CompetitionEntry,
     Fixture,
@@ -459,12 +460,23 @@ class CountryPage:
 
 
 def country_page(country: Participant) -> CountryPage:
-    """A country's athletes and teams in every sport (those carrying its code, and those
-    entered for it), and its medals per Games, counted as the Games' medal table counts."""
+    """A country's athletes and teams in every sport (those carrying its code, those
+    entered for it, and its national sides: cricket's "India" men and women), and its
+    medals per Games, counted as the Games' medal table counts."""
     code = country.code
     people = (
         Participant.objects.canonical()
-        .filter(Q(country=code) | Q(entries__country=country))
+        .filter(
+            Q(country=code)
+            | Q(entries__country=country)
+            | Q(
+                Exists(
+                    Membership.objects.filter(
+                        member=OuterRef("pk"), team=country, role=NATIONAL_SIDE
+                    )
+                )
+            )
+        )
         .exclude(pk=country.pk)
         .exclude(type=ParticipantType.COUNTRY)
         .distinct()
