@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -379,10 +379,11 @@ def participant_page(participant: Participant, *, vs: str | None = None) -> Part
             .annotate(appearances=Count("fixture", distinct=True))
             .order_by("-appearances", "participant__name")[:PLAYERS_SHOWN]
         ]
+        # Newest first and bounded: a cricket side holds a row per player and season.
         page.members = list(
             Membership.objects.filter(team=participant)
             .select_related("member")
-            .order_by("-valid_from", "member__name")
+            .order_by(F("valid_from").desc(nulls_last=True), "member__name")[:PLAYERS_SHOWN]
         )
         page.opponents = list(
             Participant.objects.filter(

@@ -220,3 +220,13 @@ def test_after_the_samples_load_one_country_carries_its_olympic_entries_and_cric
     # One country row per code, whichever import met it first.
     codes = Participant.objects.filter(type=ParticipantType.COUNTRY).values_list("code", flat=True)
     assert len(codes) == len(set(codes))
+
+
+def test_a_team_page_lists_its_newest_seasons_squad_first(client):
+    _import("335982", "392190")  # Kolkata Knight Riders in 2007/08 and 2009
+    team = _team("Kolkata Knight Riders")
+    page = client.get(reverse("sports:participant-detail", args=[team.pk]))
+    members = page.context["page"].members
+    assert members[0].season == "2009"
+    assert {m.season for m in members} == {"2007/08", "2009"}
+    assert "<small>2009</small>" in page.content.decode()
