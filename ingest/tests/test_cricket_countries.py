@@ -11,9 +11,11 @@ from django.urls import reverse
 
 from cricket.boards import BOARDS_CSV, boards_read
 from cricket.loading import SQUAD_ROLE
+from cricket.services import cricket_sport
 from cricket.tests.factories import seed_dismissal_kinds
 from ingest.cricsheet.importer import Importer
 from ingest.games import games_import
+from ingest.games.reading import games_read
 from ingest.samples import SAMPLE_LOADERS, SAMPLES
 from sports.models import (
     NATIONAL_SIDE,
@@ -22,6 +24,7 @@ from sports.models import (
     ExternalIdMap,
     Membership,
     Participant,
+    ParticipantSport,
     ParticipantType,
 )
 
@@ -230,3 +233,16 @@ def test_a_team_page_lists_its_newest_seasons_squad_first(client):
     assert members[0].season == "2009"
     assert {m.season for m in members} == {"2007/08", "2009"}
     assert "<small>2009</small>" in page.content.decode()
+
+
+def test_the_games_never_join_their_athlete_to_a_cricketer_of_the_same_name():
+    # A cricketer known by a Games athlete's exact name, seen by cricket only: the Games
+    # have never linked the athlete's id, so only the name could join them.
+    name = games_read(SAMPLES / "games").athletes["9000002"].name
+    cricketer = Participant.objects.create(
+        code="cricketer-namesake", type=ParticipantType.PERSON, name=name
+    )
+    ParticipantSport.objects.create(participant=cricketer, sport=cricket_sport())
+    games_import(directory=SAMPLES / "games", code="sample-games", name="Sample Games")
+    assert not CompetitionEntry.objects.filter(participant=cricketer).exists()
+    assert CompetitionEntry.objects.filter(participant__name=name).exists()
