@@ -198,6 +198,17 @@ def countries_by_code(codes: list[str]) -> dict[str, Participant]:
     }
 
 
+def national_side_country(team: Participant) -> Participant | None:
+    """The Commons country a team is a national side of (cricket's "India"), if any."""
+    link = (
+        Membership.objects.filter(member=team, role=NATIONAL_SIDE, team__merged_into__isnull=True)
+        .select_related("team")
+        .order_by("team__name")
+        .first()
+    )
+    return link.team if link else None
+
+
 def medal_rows_linked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The medal table's rows with the country's page id and name added (copies: the rows
     may be the cached table's)."""

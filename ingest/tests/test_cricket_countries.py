@@ -246,3 +246,11 @@ def test_the_games_never_join_their_athlete_to_a_cricketer_of_the_same_name():
     games_import(directory=SAMPLES / "games", code="sample-games", name="Sample Games")
     assert not CompetitionEntry.objects.filter(participant=cricketer).exists()
     assert CompetitionEntry.objects.filter(participant__name=name).exists()
+
+
+def test_a_national_sides_page_links_to_its_country(client):
+    _import("1398272")
+    gbr = Participant.objects.get(code="GBR", sport__isnull=True)
+    page = client.get(reverse("sports:participant-detail", args=[_team("England", "female").pk]))
+    assert page.context["nation"] == gbr
+    assert reverse("sports:participant-detail", args=[gbr.pk]) in page.content.decode()
