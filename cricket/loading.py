@@ -53,6 +53,7 @@ from cricket.models import (
 )
 from cricket.services import (
     SOURCE,
+    SQUAD_ROLE,
     MatchFixture,
     PeopleCache,
     Side,
@@ -78,9 +79,6 @@ from sports.services import LogEntry, competition_create, competition_ensure, su
 from sports.services.common import Actor
 from sports.services.fixtures import definition_for
 from sports.services.participants import season_memberships_record
-
-#: ``Membership.role`` of a player in a team's squad for a season.
-SQUAD_ROLE = "player"
 
 DELIVERY_COLUMNS = (
     "id",

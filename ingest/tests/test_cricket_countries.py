@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from cricket.boards import BOARDS_CSV, boards_read
@@ -254,3 +256,34 @@ def test_a_national_sides_page_links_to_its_country(client):
     page = client.get(reverse("sports:participant-detail", args=[_team("England", "female").pk]))
     assert page.context["nation"] == gbr
     assert reverse("sports:participant-detail", args=[gbr.pk]) in page.content.decode()
+
+
+def test_the_backfill_gives_matches_imported_before_their_countries_and_seasons():
+    _import("213288", "947101", "947121")
+    links = set(Membership.objects.filter(role=NATIONAL_SIDE).values_list("team", "member"))
+    seasons = set(
+        Membership.objects.filter(role=SQUAD_ROLE).values_list(
+            "team", "member", "season", "valid_from", "valid_to"
+        )
+    )
+    Membership.objects.all().delete()  # as a database from before the import kept them
+    call_command("cricket_identity_backfill", stdout=StringIO())
+    assert set(Membership.objects.filter(role=NATIONAL_SIDE).values_list("team", "member")) == (
+        links
+    )
+    assert (
+        set(
+            Membership.objects.filter(role=SQUAD_ROLE).values_list(
+                "team", "member", "season", "valid_from", "valid_to"
+            )
+        )
+        == seasons
+    )
+
+
+def test_the_backfill_run_again_changes_nothing():
+    _import("213288")
+    call_command("cricket_identity_backfill", stdout=StringIO())
+    before = sorted(Membership.objects.values_list("pk", "valid_from", "valid_to"))
+    call_command("cricket_identity_backfill", stdout=StringIO())
+    assert sorted(Membership.objects.values_list("pk", "valid_from", "valid_to")) == before
