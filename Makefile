@@ -53,6 +53,8 @@ run: export SITE_URL := $(or $(SITE_URL),http://$(HOST):$(PORT))
 run: services ## Install, migrate, load the sample data, queue merge candidates, start web + two workers (interactive, bulk) + beat
 	DEBUG=$${DEBUG:-true} $(MANAGE) migrate --noinput
 	DEBUG=$${DEBUG:-true} $(MANAGE) load_samples
+	@# Cricket matches imported before sides had countries and squads had seasons get them.
+	DEBUG=$${DEBUG:-true} $(MANAGE) cricket_identity_backfill
 	@# The queue has its candidates before anyone opens the console (the collection's own
 	@# suggest task waits for a worker that is not running yet).
 	DEBUG=$${DEBUG:-true} $(MANAGE) suggest

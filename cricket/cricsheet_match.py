@@ -29,6 +29,12 @@ class PathStep:
     type: str
 
 
+def match_season(info: dict) -> str:
+    """The match's season as the file names it ("2023/24", "2023"; its first day's year
+    when it names none)."""
+    return str(info.get("season") or info["dates"][0][:4])
+
+
 def competition_path(info: dict) -> list[PathStep]:
     """The competition nodes a match sits under, root first, as the import names them:
     event > season > stage > group; a match with no event sits under a node per match
@@ -38,7 +44,7 @@ def competition_path(info: dict) -> list[PathStep]:
     gender = info["gender"]
     women = gender == "female"
     event = info.get("event") or {}
-    season = str(info.get("season") or info["dates"][0][:4])
+    season = match_season(info)
     if event.get("name"):
         name = event["name"]
         if women and "women" not in name.lower():

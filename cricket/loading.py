@@ -21,7 +21,9 @@ import itertools
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -31,6 +33,7 @@ from cricket.cricsheet_match import (
     fixture_format,
     fixture_meta,
     fixture_result,
+    match_season,
     overs_decimal,
     overs_value,
     side_squad,
@@ -50,10 +53,12 @@ from cricket.models import (
 )
 from cricket.services import (
     SOURCE,
+    SQUAD_ROLE,
     MatchFixture,
     PeopleCache,
     Side,
     cricket_fixture_create,
+    cricket_national_side,
     cricket_people_resolve,
     cricket_sport,
     cricket_team,
@@ -73,6 +78,7 @@ from sports.models import (
 from sports.services import LogEntry, competition_create, competition_ensure, submission_record
 from sports.services.common import Actor
 from sports.services.fixtures import definition_for
+from sports.services.participants import season_memberships_record
 
 DELIVERY_COLUMNS = (
     "id",
@@ -201,8 +207,10 @@ class MatchLoader:
     taken before it and try the match again.
     """
 
-    def __init__(self, *, shared: bool = False) -> None:
+    def __init__(self, *, shared: bool = False, root: Competition | None = None) -> None:
         self.shared = shared
+        # ``root``: an existing tree root (a Games) the matches' competitions go under.
+        self.root = root
         self.caches = _Caches()
         self.delivery_ids = _IdPool(Delivery)
         self.wicket_ids = _IdPool(DeliveryWicket, block=2_000)
@@ -282,27 +290,41 @@ class MatchLoader:
         return node
 
     def _competition(self, info: dict, actor: Actor) -> Competition:
-        """The match's node (see ``competition_path``), creating what is missing."""
+        """The match's node (see ``competition_path``), creating what is missing. Under a
+        ``root``, the path's first node is a child of it; one that already sits elsewhere
+        is refused (a node is moved by a person, never by an import)."""
         # The path always has a root (the event, or the match type) and a season under it.
         root, *below = competition_path(info)
-        node = self._node(code=root.code, name=root.name, type=root.type, parent=None, actor=actor)
+        node = self._node(
+            code=root.code, name=root.name, type=root.type, parent=self.root, actor=actor
+        )
+        if self.root is not None and node.parent_id != self.root.pk:
+            place = "is a root of its own" if node.parent_id is None else "sits elsewhere"
+            raise ValidationError(
+                f"competition {node.code!r} already exists and {place}, not under the "
+                f"root {self.root.code!r}: move it there first (the import never moves a node)"
+            )
         for step in below:
             node = self._node(
                 code=step.code, name=step.name, type=step.type, parent=node, actor=actor
             )
         return node
 
-    def _team(self, name: str, gender: str, seen_at: datetime, actor: Actor) -> Participant:
-        key = (name, gender)
+    def _team(self, name: str, info: dict, seen_at: datetime, actor: Actor) -> Participant:
+        key = (name, info["gender"])
         if key not in self.caches.teams:
-            self.caches.teams[key] = cricket_team(
+            team = cricket_team(
                 name=name,
-                gender=gender,
+                gender=info["gender"],
                 sport=self._sport(),
                 actor=actor,
                 seen_at=seen_at,
                 concurrent=self.shared,
             )
+            if info.get("team_type") == "international":
+                # Once per run and side: the side belongs to its Commons country.
+                cricket_national_side(team=team, side=name, actor=actor)
+            self.caches.teams[key] = team
         return self.caches.teams[key]
 
     def _venue(self, info: dict) -> Venue | None:
@@ -353,7 +375,7 @@ class MatchLoader:
         # waiting on each other in a circle.
         competition = self._competition(info, actor)
         team_names = info["teams"]
-        teams = {name: self._team(name, info["gender"], seen_at, actor) for name in team_names}
+        teams = {name: self._team(name, info, seen_at, actor) for name in team_names}
         people = cricket_people_resolve(
             names=info["registry"]["people"],
             sport=sport,
@@ -366,6 +388,7 @@ class MatchLoader:
         outcome = info.get("outcome") or {}
         result, ranks, methods = fixture_result(outcome, team_names)
         innings_list = document["innings"]
+        squads = {team: side_squad(info, team, people) for team in team_names}
         code = _fixture_code(self._codes(), first_day, team_names)
         deliveries = sum(
             len(over["deliveries"]) for inning in innings_list for over in inning.get("overs", ())
@@ -389,7 +412,7 @@ class MatchLoader:
                 sides=[
                     Side(
                         team=teams[team],
-                        squad=side_squad(info, team, people),
+                        squad=squads[team],
                         rank=ranks.get(team),
                         win_method=methods.get(team, ""),
                     )
@@ -433,6 +456,14 @@ class MatchLoader:
         lines = self._write_innings(fixture, innings_list, teams, people, submission, batch)
         batch.send()
         _copy(Delivery, DELIVERY_COLUMNS, lines)
+        # Who played for whom that season: one row per player, team and season.
+        season_memberships_record(
+            pairs=[(teams[t].pk, player.pk) for t in team_names for player, _ in squads[t]],
+            role=SQUAD_ROLE,
+            season=match_season(info),
+            valid_from=first_day,
+            valid_to=date.fromisoformat(info["dates"][-1]),
+        )
         self._codes().add(fixture.code)
         return LoadedMatch(fixture=fixture, deliveries=deliveries)
 
@@ -604,6 +635,28 @@ class MatchLoader:
         batch.extend(reviews)
         batch.extend(replacements)
         return lines
+
+
+def cricket_root(code: str) -> Competition:
+    """The existing tree root ``code`` that cricket competitions may be filed under: a
+    root (no parent) with no sport (a Games) or with cricket as its sport. Anything else
+    is a ``ValidationError`` naming the code and the rule."""
+    roots = list(
+        Competition.objects.canonical().filter(code=code, parent__isnull=True)
+        .filter(Q(sport__isnull=True) | Q(sport__code="cricket"))
+    )  # fmt: skip
+    if len(roots) == 1:
+        return roots[0]
+    if roots:
+        raise ValidationError(
+            f"--root {code}: both a Games root and a cricket root have this code; "
+            "rename one of them"
+        )
+    if Competition.objects.filter(code=code).exists():
+        raise ValidationError(
+            f"--root {code}: that competition is not a tree root of no sport or of cricket"
+        )
+    raise ValidationError(f"--root {code}: no competition has this code")
 
 
 @transaction.atomic

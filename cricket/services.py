@@ -18,6 +18,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from cricket.boards import board_of
 from omnium.bulk import Inserts
 from omnium.models import uuid7
 from sports.models import (
@@ -41,10 +42,13 @@ from sports.models import (
 from sports.querysets import follow_merges
 from sports.services.common import Actor, actor_label
 from sports.services.fixtures import fixture_documents_check
+from sports.services.participants import country_ensure, national_side_link
 from sports.services.results import result_lines_create
 from sports.services.timeline import LogEntry, timeline_open
 
 SOURCE = "cricsheet"
+#: ``Membership.role`` of a player in a team's squad for a season.
+SQUAD_ROLE = "player"
 
 
 def cricket_sport() -> Sport:
@@ -305,6 +309,91 @@ def cricket_team(
     if name != display:
         aliases_observe(pairs={name: team}, source_code=SOURCE, seen_at=seen_at or timezone.now())
     return team
+
+
+@transaction.atomic
+def cricket_national_side(*, team: Participant, side: str, actor: Actor) -> Participant | None:
+    """Link an international side (``team``, named ``side`` by Cricsheet) to the Commons
+    country its board plays for (``cricket.boards``), creating that country when no Games
+    has brought it yet; returns the country, or None for a side of no one country (West
+    Indies, a World XI) or one the table lacks. Linking again is a no-op."""
+    board = board_of(side)
+    if board is None or not board.country:
+        return None
+    country, _ = country_ensure(
+        code=board.country, name=board.country_name, actor=actor, source_code=SOURCE
+    )
+    national_side_link(side=team, country=country, actor=actor)
+    return country
+
+
+@dataclass(frozen=True)
+class IdentityBackfill:
+    """What ``cricket_identity_backfill`` found: international sides linked to a country,
+    and (team, player, season) memberships recorded or widened."""
+
+    sides: int
+    memberships: int
+
+    def line(self) -> str:
+        return f"{self.sides} national side(s) linked, {self.memberships} season membership(s)"
+
+
+@transaction.atomic
+def cricket_identity_backfill(*, actor: Actor) -> IdentityBackfill:
+    """For matches imported before sides had countries and squads had seasons: link every
+    international side to its country and record every squad as members of its team for
+    the match's season, as the import now does. Idempotent (a second run changes nothing);
+    the memberships are one set-based statement over every cricket fixture."""
+    sport = cricket_sport()
+    international = (
+        ExternalIdMap.objects.filter(
+            source_code=SOURCE,
+            entity_type=EntityType.PARTICIPANT,
+            external_id__startswith="team:",
+            internal_id__in=FixtureCompetitor.objects.filter(
+                fixture__sport=sport,
+                fixture__format__team_type="international",
+                parent__isnull=True,
+            ).values("participant_id"),
+        )
+        .order_by("external_id")
+        .values_list("external_id", "internal_id")
+    )
+    teams = {p.pk: p for p in Participant.objects.filter(pk__in=[i for _, i in international])}
+    sides = 0
+    for external_id, internal_id in international:
+        name = external_id.split(":", 2)[2]  # team:<gender>:<name>
+        team = teams.get(internal_id)
+        if team is not None and team.merged_into_id is None:
+            sides += cricket_national_side(team=team, side=name, actor=actor) is not None
+    with connection.cursor() as cursor:
+        # Season and days as the import reads them (``match_season``): the file's season,
+        # or its first day's year; ids are random (the import's are time-ordered).
+        cursor.execute(
+            """
+            INSERT INTO sports_membership (id, team_id, member_id, role, season, valid_from,
+                                           valid_to)
+            SELECT gen_random_uuid(), side.participant_id, player.participant_id, %s,
+                   COALESCE(f.meta->>'season', left(f.meta->'dates'->>0, 4)),
+                   min((f.meta->'dates'->>0)::date), max((f.meta->'dates'->> -1)::date)
+              FROM sports_fixture f
+              JOIN sports_fixturecompetitor side
+                ON side.fixture_id = f.id AND side.parent_id IS NULL
+              JOIN sports_fixturecompetitor player ON player.parent_id = side.id
+             WHERE f.sport_id = %s AND f.merged_into_id IS NULL
+               AND side.participant_id IS NOT NULL AND player.participant_id IS NOT NULL
+               AND f.meta ? 'dates'
+             GROUP BY 2, 3, 5
+             ORDER BY 2, 3, 5
+            ON CONFLICT (team_id, member_id, role, season) WHERE NOT (season = '')
+            DO UPDATE SET valid_from = LEAST(sports_membership.valid_from, EXCLUDED.valid_from),
+                          valid_to = GREATEST(sports_membership.valid_to, EXCLUDED.valid_to)
+            """,
+            [SQUAD_ROLE, sport.pk],
+        )
+        memberships = cursor.rowcount
+    return IdentityBackfill(sides=sides, memberships=memberships)
 
 
 @dataclass

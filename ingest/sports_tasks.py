@@ -56,9 +56,11 @@ def cricsheet_import(
     workers: int = 1,
     bar: Any = None,
     on_result: Callable[[MatchResult], None] | None = None,
+    root: Any = None,
 ) -> Any:
     """Import Cricsheet files as a job: one step per file (the total when it is cheap to
-    know), ``on_result`` told of each file too (the command writes the rejections)."""
+    know), ``on_result`` told of each file too (the command writes the rejections).
+    ``root``: the existing tree root new competitions are filed under."""
 
     def work(progress: Progress) -> Any:
         done = 0
@@ -71,7 +73,7 @@ def cricsheet_import(
             if on_result:
                 on_result(result)
 
-        return import_paths(paths, progress=step, workers=workers)
+        return import_paths(paths, progress=step, workers=workers, root=root)
 
     label = ", ".join(str(p) for p in paths)
     return import_as_job(JobKind.CRICSHEET_IMPORT, via=via, label=label, work=work, bar=bar)

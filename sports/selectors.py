@@ -13,11 +13,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from sports.models import (
+    NATIONAL_SIDE,
     Competition,
     CompetitionEntry,
     Fixture,
@@ -195,6 +196,17 @@ def countries_by_code(codes: list[str]) -> dict[str, Participant]:
             type=ParticipantType.COUNTRY, code__in=codes
         )
     }
+
+
+def national_side_country(team: Participant) -> Participant | None:
+    """The Commons country a team is a national side of (cricket's "India"), if any."""
+    link = (
+        Membership.objects.filter(member=team, role=NATIONAL_SIDE, team__merged_into__isnull=True)
+        .select_related("team")
+        .order_by("team__name")
+        .first()
+    )
+    return link.team if link else None
 
 
 def medal_rows_linked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -378,10 +390,11 @@ def participant_page(participant: Participant, *, vs: str | None = None) -> Part
             .annotate(appearances=Count("fixture", distinct=True))
             .order_by("-appearances", "participant__name")[:PLAYERS_SHOWN]
         ]
+        # Newest first and bounded: a cricket side holds a row per player and season.
         page.members = list(
             Membership.objects.filter(team=participant)
             .select_related("member")
-            .order_by("-valid_from", "member__name")
+            .order_by(F("valid_from").desc(nulls_last=True), "member__name")[:PLAYERS_SHOWN]
         )
         page.opponents = list(
             Participant.objects.filter(
@@ -459,12 +472,23 @@ class CountryPage:
 
 
 def country_page(country: Participant) -> CountryPage:
-    """A country's athletes and teams in every sport (those carrying its code, and those
-    entered for it), and its medals per Games, counted as the Games' medal table counts."""
+    """A country's athletes and teams in every sport (those carrying its code, those
+    entered for it, and its national sides: cricket's "India" men and women), and its
+    medals per Games, counted as the Games' medal table counts."""
     code = country.code
     people = (
         Participant.objects.canonical()
-        .filter(Q(country=code) | Q(entries__country=country))
+        .filter(
+            Q(country=code)
+            | Q(entries__country=country)
+            | Q(
+                Exists(
+                    Membership.objects.filter(
+                        member=OuterRef("pk"), team=country, role=NATIONAL_SIDE
+                    )
+                )
+            )
+        )
         .exclude(pk=country.pk)
         .exclude(type=ParticipantType.COUNTRY)
         .distinct()

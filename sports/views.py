@@ -36,6 +36,7 @@ from sports.selectors import (
     fixtures_by_round,
     medal_chart,
     medal_table_of,
+    national_side_country,
     participant_page,
     points_progression,
     season_choice,
@@ -271,14 +272,20 @@ def participant_detail(request: HttpRequest, pk: uuid.UUID) -> HttpResponse:
         )
     crumbs.append((participant.name, None))
     page = participant_page(participant, vs=request.GET.get("vs"))
-    nation = countries_by_code([participant.country]) if participant.country else {}
+    if participant.country:
+        nation = countries_by_code([participant.country]).get(participant.country)
+    elif participant.type == ParticipantType.TEAM:
+        # A national side carries no code of its own: its country is the one it plays for.
+        nation = national_side_country(participant)
+    else:
+        nation = None
     return render(
         request,
         "sports/participant_detail.html",
         {
             "page": page,
             "p": participant,
-            "nation": nation.get(participant.country or ""),
+            "nation": nation,
             "crumbs": crumbs,
         },
     )

@@ -54,6 +54,7 @@ from omnium.archives import (
 from omnium.db import analyze
 from omnium.lifeline import end_with_parent
 from sports.models import (
+    Competition,
     EntityType,
     ExternalIdMap,
     Fixture,
@@ -228,6 +229,7 @@ class Importer:
         shared: bool = False,
         correction_reason: str = SOURCE_REVISION,
         correction_review: CorrectionReview | None = None,
+        root: Competition | None = None,
     ) -> None:
         """``actor`` is who submitted the files (their submissions name them); ``kind`` and
         ``note`` describe where the files came from (a corpus, a reviewed batch...).
@@ -241,7 +243,10 @@ class Importer:
         ``refresh``: new matches go through the statistics refresh path (once per block of
         files in a run, once per file otherwise). Off only for a first load into an empty
         database, which rebuilds every statistic once afterwards
-        (``rebuild_cricket_statistics``) instead of refreshing match by match."""
+        (``rebuild_cricket_statistics``) instead of refreshing match by match.
+
+        ``root``: an existing tree root (``cricket.loading.cricket_root``) under which
+        new competitions are filed, so a Games and its cricket share one tree."""
         self.actor = actor
         self.kind, self.note = kind, note
         # A revised file of a known match becomes corrections with this reason (and, from a
@@ -252,7 +257,8 @@ class Importer:
         self.retries = 0  # shared mode: matches tried again (reported with each result)
         self.unrefreshed: list[Any] = []
         # The rows and ids this run's matches reuse (the write half's state).
-        self.loader = MatchLoader(shared=shared)
+        self.root = root
+        self.loader = MatchLoader(shared=shared, root=root)
         self.summary = ImportSummary()
         self.known: dict[str, tuple[Any, str]] | None = None
 
@@ -338,6 +344,7 @@ class Importer:
             "note": self.note,
             "correction_reason": self.correction_reason,
             "correction_review": self.correction_review,
+            "root": self.root,
         }
         processes = [
             context.Process(
@@ -627,9 +634,11 @@ def import_paths(
     actor: Actor = ACTOR,
     progress: Callable[[MatchResult], None] | None = None,
     workers: int = 1,
+    root: Competition | None = None,
 ) -> ImportSummary:
-    """The one entry point of the command, the Celery task and the samples."""
-    return Importer(actor=actor).run(paths, progress=progress, workers=workers)
+    """The one entry point of the command, the Celery task and the samples. ``root``: file
+    new competitions under this existing tree root (``cricket.loading.cricket_root``)."""
+    return Importer(actor=actor, root=root).run(paths, progress=progress, workers=workers)
 
 
 def check_paths(paths: Iterable[str | Path]) -> list[str]:

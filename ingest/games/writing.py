@@ -228,15 +228,22 @@ class _Writer:
             seen_in.setdefault(medal.code, medal.event_key[0])
         pairs: list[tuple[str, OutsideRow]] = []
         for code in sorted(wanted):
+            # A name joins an entrant only to a participant the sport it was seen in sees.
+            sport_id = self.sport(seen_in[code]).pk if code in seen_in else None
             if code in d.teams:
                 team = d.teams[code]
                 row = OutsideRow(
-                    self.team_id(code), self._team_name(code), team.country, ParticipantType.TEAM
+                    self.team_id(code),
+                    self._team_name(code),
+                    team.country,
+                    ParticipantType.TEAM,
+                    sport_id=sport_id,
                 )
                 pairs.append((code, row))
             elif code in d.athletes:
                 a = d.athletes[code]
-                pairs.append((code, OutsideRow(code, a.name, a.country, ParticipantType.PERSON)))
+                row = OutsideRow(code, a.name, a.country, ParticipantType.PERSON, sport_id=sport_id)
+                pairs.append((code, row))
             else:
                 self.unmatched(
                     code,

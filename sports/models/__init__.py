@@ -23,6 +23,7 @@ from sports.models.fixtures import (
     FixtureRelation,
 )
 from sports.models.participants import (
+    NATIONAL_SIDE,
     CompetitionEntry,
     Membership,
     Participant,
@@ -36,6 +37,7 @@ from sports.models.taxonomy import Competition, Sport, SportDefinitionVersion, V
 from sports.models.timeline import LedgerStream, Scoreboard, TimelineActor, TimelineItem
 
 __all__ = [
+    "NATIONAL_SIDE",
     "Archetype",
     "AttemptOutcome",
     "Competition",

@@ -100,17 +100,37 @@ class ParticipantAlias(models.Model):
         return self.name
 
 
+#: ``Membership.role`` of a national side in its country (team = the Commons country,
+#: member = the side): how a cricket "India" belongs to the India the Games enter.
+NATIONAL_SIDE = "national side"
+
+
 class Membership(UUIDModel):
-    """A member of a team over a period. A re-signing is a new row, so history stays."""
+    """A member of a team over a period. A re-signing is a new row, so history stays.
+
+    ``season`` names the period when a source gives one (a cricket season, "2023/24"):
+    one row per team, member, role and season, its dates widened to the first and last
+    match seen in it. A national side is a member of its country (``NATIONAL_SIDE``)."""
 
     team = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="members")
     member = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="memberships")
     role = models.CharField(max_length=64, blank=True)
+    season = models.CharField(max_length=32, blank=True, default="")
     valid_from = models.DateField(null=True, blank=True)
     valid_to = models.DateField(null=True, blank=True)
 
     class Meta:
         constraints = [
+            models.UniqueConstraint(
+                fields=["team", "member", "role", "season"],
+                condition=~Q(season=""),
+                name="uq_membership_season",
+            ),
+            models.UniqueConstraint(
+                fields=["team", "member"],
+                condition=Q(role=NATIONAL_SIDE),
+                name="uq_membership_national_side",
+            ),
             models.CheckConstraint(
                 condition=Q(valid_to__isnull=True)
                 | Q(valid_from__isnull=True)

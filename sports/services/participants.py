@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import re
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
 from omnium.models import uuid7
 from sports.identity import normalise_name, participant_fingerprint
 from sports.models import (
+    NATIONAL_SIDE,
     Competition,
     CompetitionEntry,
     EntityType,
@@ -176,8 +178,7 @@ def participant_merge(
     CompetitionEntry.objects.filter(participant=loser).exclude(competition_id__in=taken).update(
         participant=survivor
     )
-    Membership.objects.filter(team=loser).update(team=survivor)
-    Membership.objects.filter(member=loser).update(member=survivor)
+    _memberships_move(loser=loser, survivor=survivor)
     alias_observe(participant=survivor, name=loser.name, source_code="merge")
     for alias in ParticipantAlias.objects.filter(participant=loser):
         alias_observe(
@@ -211,6 +212,134 @@ def participant_merge(
     return survivor
 
 
+def _memberships_move(*, loser: Participant, survivor: Participant) -> None:
+    """The loser's memberships become the survivor's. A row the survivor already holds
+    (the same team, role and season, or the same national side) stays on the loser, as
+    the merge found it, and the survivor's period is widened to cover it."""
+    for side in ("team", "member"):
+        other = "member" if side == "team" else "team"
+        for row in Membership.objects.filter(**{side: loser}):
+            twin = Membership.objects.filter(
+                **{side: survivor, other: getattr(row, f"{other}_id")}, role=row.role
+            )
+            if row.season:
+                twin = twin.filter(season=row.season)
+            elif row.role != NATIONAL_SIDE:
+                twin = twin.none()  # only seasons and national sides are one row each
+            kept = twin.first()
+            if kept is None:
+                setattr(row, side, survivor)
+                row.save(update_fields=[side])
+                continue
+            _widen(kept, row.valid_from, row.valid_to)
+
+
+def _widen(row: Membership, start: date | None, end: date | None) -> None:
+    changed = []
+    if start is not None and (row.valid_from is None or start < row.valid_from):
+        row.valid_from = start
+        changed.append("valid_from")
+    if end is not None and (row.valid_to is None or end > row.valid_to):
+        row.valid_to = end
+        changed.append("valid_to")
+    if changed:
+        row.save(update_fields=changed)
+
+
+@transaction.atomic
+def country_ensure(
+    *, code: str, name: str, actor: Actor, source_code: str = "hand"
+) -> tuple[Participant, bool]:
+    """The Commons country with the three-letter code ``code`` (the NOC code the Games use
+    as its key), created under ``name`` when there is none; returns (country, created).
+    The country every sport shares: cricket's boards and the Games' entries both land on
+    this one row. Safe against a concurrent writer creating the same code."""
+    code = code.upper()
+    if not re.fullmatch(r"[A-Z]{3}", code):
+        raise ValidationError({"code": f"{code!r} is not a three-letter country code."})
+    existing = Participant.objects.filter(
+        type=ParticipantType.COUNTRY, sport__isnull=True, code=code
+    ).first()
+    if existing is not None:
+        return Participant.objects.get(pk=follow_merges(Participant, existing.pk)), False
+    country = Participant(
+        type=ParticipantType.COUNTRY, name=name, code=code, country=code, sport=None
+    )
+    country.full_clean()
+    try:
+        with transaction.atomic():
+            country.save()
+    except IntegrityError:
+        # Another writer created the code meanwhile (uq_participant_code_commons).
+        return Participant.objects.get(sport__isnull=True, code=code), False
+    alias_observe(participant=country, name=name, source_code=source_code)
+    del actor  # creation is recorded by the caller's log item (an import)
+    return country, True
+
+
+@transaction.atomic
+def national_side_link(*, side: Participant, country: Participant, actor: Actor) -> Membership:
+    """Record that the team ``side`` plays for ``country`` (a member of it with the role
+    ``NATIONAL_SIDE``); linking again is a no-op. The country must be a Commons country
+    and the side a team: a men's and a women's side are two teams of one country."""
+    if country.type != ParticipantType.COUNTRY or country.sport_id is not None:
+        raise ValidationError(f"{country} is not a Commons country.")
+    if side.type != ParticipantType.TEAM:
+        raise ValidationError(f"{side} is a {side.type}, not a team.")
+    membership, created = Membership.objects.get_or_create(
+        team=country, member=side, role=NATIONAL_SIDE
+    )
+    if created:
+        audit_person(
+            actor,
+            action="participant.national_side",
+            entity=side,
+            key=side.pk,
+            detail={"country": str(country.pk), "code": country.code},
+        )
+    return membership
+
+
+def season_memberships_record(
+    *,
+    pairs: Iterable[tuple[uuid.UUID, uuid.UUID]],
+    role: str,
+    season: str,
+    valid_from: date,
+    valid_to: date,
+) -> int:
+    """Record (team id, member id) pairs as members for ``season``: one row per team,
+    member, role and season, created or widened to cover ``valid_from``..``valid_to`` (a
+    later match of the season extends it, an earlier file's match too). One statement for
+    every pair; rows are written in key order so two writers of one season take their row
+    locks in the same order. Returns how many pairs were recorded. Runs inside the
+    caller's transaction (an import's match)."""
+    if not season:
+        raise ValidationError({"season": "A season membership needs a season."})
+    if valid_to < valid_from:
+        raise ValidationError({"valid_to": "A membership cannot end before it starts."})
+    ordered = sorted(set(pairs))
+    if not ordered:
+        return 0
+    table = Membership._meta.db_table
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(ordered))
+    params: list[Any] = []
+    for team_id, member_id in ordered:
+        params += [uuid7(), team_id, member_id, role, season, valid_from, valid_to]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # The table name and placeholders are this module's constants; values are params.
+            f"INSERT INTO {table} (id, team_id, member_id, role, season, valid_from, valid_to) "  # noqa: S608
+            f"VALUES {values} "
+            "ON CONFLICT (team_id, member_id, role, season) WHERE NOT (season = '') "
+            "DO UPDATE SET "
+            f"valid_from = LEAST({table}.valid_from, EXCLUDED.valid_from), "
+            f"valid_to = GREATEST({table}.valid_to, EXCLUDED.valid_to)",
+            params,
+        )
+    return len(ordered)
+
+
 @transaction.atomic
 def external_id_link(
     *,
@@ -239,12 +368,15 @@ def external_id_link(
 
 @dataclass(frozen=True)
 class OutsideRow:
-    """A row from a feed naming a party: its id at the source, its name, its country."""
+    """A row from a feed naming a party: its id at the source, its name, its country, and
+    the sport it was seen in (``sport_id``): a name then joins it only to a participant
+    that sport sees (the Commons, or one listing the sport)."""
 
     external_id: str = ""
     name: str = ""
     country: str = ""
     type: str = ParticipantType.PERSON
+    sport_id: uuid.UUID | None = None
 
 
 @dataclass
@@ -259,6 +391,10 @@ def participants_resolve(
     """Match a whole batch of outside rows to participants, in order of trust: their id
     through the external-id map, then the three-letter country code (for countries), then
     the name. One query per key kind for the whole batch, never one per row.
+
+    A row seen in a sport (``OutsideRow.sport_id``) is joined by name only to participants
+    that sport sees: a cricketer is never a swimmer's namesake match. The source's own id
+    is its own word and joins whatever it points at.
 
     Every unmatched row comes back with a sentence saying why (nothing dropped, nothing
     guessed) and, with ``keep_unmatched``, is stored as an ``UnmatchedRow`` for review.
@@ -292,6 +428,20 @@ def participants_resolve(
 
     wanted = set(by_id.values()) | {pid for s in name_candidates.values() for pid in s}
     participants = {p.pk: p for p in Participant.objects.filter(pk__in=wanted)}
+    # Which sports see each name candidate (no rows: the Commons, seen by every sport).
+    seen_by: dict[uuid.UUID, set[uuid.UUID]] = {}
+    if any(r.sport_id for r in pending):
+        for pid, sport_id in ParticipantSport.objects.filter(
+            participant_id__in={pid for s in name_candidates.values() for pid in s}
+        ).values_list("participant_id", "sport_id"):
+            seen_by.setdefault(pid, set()).add(sport_id)
+
+    def candidates(row: OutsideRow) -> set[uuid.UUID]:
+        found = name_candidates.get(normalise_name(row.name), set()) if row.name else set()
+        if row.sport_id is None:
+            return found
+        return {pid for pid in found if pid not in seen_by or row.sport_id in seen_by[pid]}
+
     # A name never joins a row to someone this source already knows under another id: the
     # source's own ids say they are two parties (namesakes are common: two "Wang Yi").
     known_to_source: dict[uuid.UUID, set[str]] = {}
@@ -313,8 +463,8 @@ def participants_resolve(
             result.matched[row] = survivor(by_id[row.external_id])
         elif row.type == ParticipantType.COUNTRY and row.country.upper() in by_code:
             result.matched[row] = by_code[row.country.upper()]
-        elif row.name and len(name_candidates.get(normalise_name(row.name), ())) == 1:
-            (pid,) = name_candidates[normalise_name(row.name)]
+        elif row.name and len(candidates(row)) == 1:
+            (pid,) = candidates(row)
             candidate = survivor(pid)
             other_ids = known_to_source.get(pid, set()) - {row.external_id}
             if row.external_id and other_ids:
@@ -334,7 +484,7 @@ def participants_resolve(
             else:
                 result.matched[row] = candidate
         else:
-            result.unmatched.append((row, _why_unmatched(row, source_code, name_candidates)))
+            result.unmatched.append((row, _why_unmatched(row, source_code, len(candidates(row)))))
 
     if keep_unmatched and result.unmatched:
         for row, reason in result.unmatched:
@@ -349,9 +499,7 @@ def participants_resolve(
     return result
 
 
-def _why_unmatched(
-    row: OutsideRow, source_code: str, name_candidates: Mapping[str, set[uuid.UUID]]
-) -> str:
+def _why_unmatched(row: OutsideRow, source_code: str, count: int) -> str:
     reasons = []
     if row.external_id:
         reasons.append(f"{source_code} id {row.external_id!r} is not in the external-id map")
@@ -359,11 +507,11 @@ def _why_unmatched(
         reasons.append("the row carries no id")
     if row.type == ParticipantType.COUNTRY:
         reasons.append(f"no country participant has code {row.country!r}")
-    count = len(name_candidates.get(normalise_name(row.name), ())) if row.name else 0
+    seen = " its sport sees" if row.sport_id else ""
     if not row.name:
         reasons.append("the row carries no name")
     elif count == 0:
-        reasons.append(f"no participant is known by the name {row.name!r}")
+        reasons.append(f"no participant{seen} is known by the name {row.name!r}")
     else:
         reasons.append(f"the name {row.name!r} fits {count} participants, so it decides nothing")
     return "; ".join(reasons)
@@ -395,9 +543,12 @@ __all__ = [
     "OutsideRow",
     "Resolution",
     "alias_observe",
+    "country_ensure",
     "dangling_external_ids",
     "external_id_link",
+    "national_side_link",
     "participant_create",
     "participant_merge",
     "participants_resolve",
+    "season_memberships_record",
 ]

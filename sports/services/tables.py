@@ -365,8 +365,12 @@ def points_adjustment_create(
 
 
 def table_kind_for(node: Competition) -> str:
-    """A tree whose root has no sport is a multi-sport Games and folds into a medal table;
-    every other tree folds into a league table."""
+    """The table kind that fits the node's sport. A sport with its own table
+    (``standings_provider_register``: cricket's points table) always gets it, even inside a
+    Games tree; otherwise a tree whose root has no sport is a multi-sport Games and folds
+    into a medal table, and every other tree folds into a league table."""
+    if standings_provider_for(node) is not None:
+        return TableKind.STANDINGS
     root_sport = (
         Competition.objects.filter(tree_id=node.tree_id, parent__isnull=True)
         .values_list("sport_id", flat=True)

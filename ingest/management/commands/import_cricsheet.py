@@ -1,8 +1,10 @@
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from cricket.loading import cricket_root
 from ingest.cricsheet.importer import check_paths
 from ingest.sports_tasks import cricsheet_import
 from omnium import exitcodes
@@ -26,6 +28,12 @@ class Command(BaseCommand):
             help="Import in this many processes (a large corpus: one per core). Each match "
             "is still one transaction; the files of one match id stay in order.",
         )
+        parser.add_argument(
+            "--root",
+            metavar="CODE",
+            help="File the matches' competitions under this existing tree root (a Games, "
+            "whose root has no sport, or a cricket root) instead of roots of their own.",
+        )
         mode = parser.add_mutually_exclusive_group()
         mode.add_argument(
             "--keep-going",
@@ -40,12 +48,16 @@ class Command(BaseCommand):
             "and nothing is written (exit 4).",
         )
 
-    def handle(self, *args, paths, strict, workers, keep_going, **options):
+    def handle(self, *args, paths, strict, workers, keep_going, root, **options):
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise CommandError(f"No such file or directory: {', '.join(missing)}")
         if workers < 1:
             raise CommandError(f"--workers must be at least 1, not {workers}")
+        try:
+            tree = cricket_root(root) if root else None
+        except ValidationError as exc:
+            raise CommandError(" ".join(exc.messages)) from None
         if strict:
             self._check_first(paths)
         bar = tqdm(unit="match", disable=options["verbosity"] == 0)
@@ -58,7 +70,9 @@ class Command(BaseCommand):
                 bar.write(result.error, file=self.stderr)
 
         # A job like the task's (the console lists it): the bar and the row from one callback.
-        summary = cricsheet_import(paths, via="cli", workers=workers, bar=bar, on_result=rejected)
+        summary = cricsheet_import(
+            paths, via="cli", workers=workers, bar=bar, on_result=rejected, root=tree
+        )
         for rejection in summary.rejections:  # a path refused before any file was read
             if rejection not in written:
                 self.stderr.write(rejection)
