@@ -8,10 +8,21 @@ from decimal import Decimal
 from typing import NamedTuple, TypedDict
 from uuid import UUID
 
-from django.db.models import DateField, F, FloatField, OuterRef, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    DateField,
+    Exists,
+    F,
+    FloatField,
+    Min,
+    OuterRef,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Cast, Extract, Trunc
 from django.shortcuts import get_object_or_404
 
+from catalogue.category_records import CategoryMapping, category_key_sql
 from catalogue.models import (
     Brand,
     Listing,
@@ -379,3 +390,39 @@ def product_price_answers(
                 row.difference = row.display_price - low
                 row.cheapest = id(row) in in_pool and row.display_price == low
     return ProductAnswers(rows, target, basis[1] if basis else None, stale_days)
+
+
+# --- Categories waiting for a person ---------------------------------------------------
+
+
+class CategoryQueueRow(TypedDict):
+    """One feed category text no one has mapped: the source, the text as first collected,
+    its fold, how many listings carry it and when the first of them was seen."""
+
+    source_id: UUID
+    source_slug: str
+    text: str
+    text_key: str
+    listings: int
+    first_seen: datetime
+
+
+def category_queue() -> QuerySet[Listing, CategoryQueueRow]:
+    """Every (source, category text) some kept listing carries and no mapping decides,
+    most listings first: the editor's queue. Nothing is stored for it, so a text a new
+    collection brings is waiting at once and a decided one leaves the queue by the
+    decision alone."""
+    decided = CategoryMapping.objects.filter(
+        source=OuterRef("source_id"), text_key=OuterRef("text_key")
+    )
+    return (
+        Listing.objects.filter(ignored_at__isnull=True, location__sources__isnull=False)
+        .exclude(listed_category__isnull=True)
+        .annotate(text_key=category_key_sql("listed_category"))
+        .exclude(text_key="")
+        .annotate(source_id=F("location__sources__id"), source_slug=F("location__sources__slug"))
+        .filter(~Exists(decided))
+        .values("source_id", "source_slug", "text_key")
+        .annotate(text=Min("listed_category"), listings=Count("pk"), first_seen=Min("created_at"))
+        .order_by("-listings", "source_slug", "text_key")
+    )

@@ -26,6 +26,7 @@ from catalogue.services.book import (
     identity_book,
     standard_for,
 )
+from catalogue.services.categories import category_map
 from catalogue.services.common import (
     CENT,
     EDIT_PERMISSION,
@@ -98,6 +99,7 @@ __all__ = [
     "_row",
     "alert_check",
     "brand_alias_apply",
+    "category_map",
     "follow_remove",
     "follow_set",
     "fx_rate_record",
