@@ -80,7 +80,13 @@ def product_detail(request, product_id):
     return render(
         request,
         "catalogue/product_detail.html",
-        {"product": product, "comparison": comparison, "answers": answers, **history},
+        {
+            "product": product,
+            "comparison": comparison,
+            "answers": answers,
+            "awards": list(product.awards.order_by("-year", "competition", "pk")),
+            **history,
+        },
     )
 
 

@@ -21,6 +21,7 @@ from catalogue.services.aliases import (
     products_fold,
     variation_alias_set,
 )
+from catalogue.services.awards import award_record
 from catalogue.services.book import (
     IdentityBook,
     identity_book,
@@ -98,6 +99,7 @@ __all__ = [
     "UsdFilled",
     "_row",
     "alert_check",
+    "award_record",
     "brand_alias_apply",
     "category_map",
     "follow_remove",

@@ -67,8 +67,8 @@ def test_product_page_compares_prices_by_airport_with_dates(
     client, sauvage, django_assert_max_num_queries
 ):
     # The product, its shops' latest prices, the history's shops and points (no rate is
-    # read: every price records its USD and the page shows USD).
-    with django_assert_max_num_queries(4):
+    # read: every price records its USD and the page shows USD), its awards.
+    with django_assert_max_num_queries(5):
         page = client.get(reverse("catalogue:product-detail", args=[sauvage.pk])).content.decode()
     assert "92.00 GBP" in page and "410.00 AED" in page
     assert "111.60" in page and "5 Jan 2026" in page
