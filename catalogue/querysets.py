@@ -75,6 +75,8 @@ def price_summary(listings, product_ref) -> dict[str, RowsAggregate]:
     }
 
 
+GTIN_PART_DIGITS = 6
+
 # The list orders a reader can choose: cheapest first, per unit, name, newest.
 PRODUCT_SORTS: dict[str, str] = {
     "name": "Name",
@@ -177,9 +179,15 @@ class ProductQuerySet(models.QuerySet):
             return self
         query = Q(name__icontains=text) | Q(brand_name__icontains=text)
         query |= Q(brand__name__icontains=text)
+        # Barcodes are typed as printed: in groups with spaces or hyphens, with or without
+        # the leading zeros that pad an EAN-8, UPC-A or EAN-13 to a GTIN-14; a run of at
+        # least GTIN_PART_DIGITS digits finds the barcodes holding it.
         digits = "".join(ch for ch in text if ch.isdigit())
-        if digits and len(digits) == len(text.replace(" ", "")):
-            query |= Q(gtin=digits) | Q(gtin=digits.lstrip("0"))
+        if digits and len(digits) == len(text.replace(" ", "").replace("-", "")):
+            bare = digits.lstrip("0") or "0"
+            query |= Q(gtin__in=[bare.zfill(n) for n in (8, 12, 13, 14)] + [digits])
+            if len(digits) >= GTIN_PART_DIGITS:
+                query |= Q(gtin__contains=digits)
         return self.filter(query)
 
 
