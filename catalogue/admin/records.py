@@ -19,7 +19,7 @@ from catalogue.models import (
     VerificationCheck,
     VerificationRun,
 )
-from catalogue.services import award_record, override_remove
+from catalogue.services import award_record, override_remove, reverification_done
 from omnium.console import (
     EntityNamesChangeList,
     ReadOnlyAdmin,
@@ -126,10 +126,37 @@ class AwardAdmin(CurationPermissions, ReadOnlyAdmin):
         )
 
 
+class ReverifiedForm(forms.Form):
+    result = forms.CharField(max_length=200, label="What the fresh read found")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="How it was checked")
+
+
 @admin.register(Reverification)
-class ReverificationAdmin(ReadOnlyAdmin):
-    list_display = ["reason", "product", "listing", "queued_at", "done_at"]
+class ReverificationAdmin(CurationPermissions, ReadOnlyAdmin):
+    list_display = ["reason", "product", "listing", "queued_at", "done_at", "result"]
+    list_filter = [("done_at", admin.EmptyFieldListFilter), "reason"]
     list_select_related = ["product", "listing", "listing__location"]
+    actions = ["mark_done"]
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        # Actions need the change permission; the form stays read-only (no editable fields).
+        return obj is None and self.has_curate_permission(request)
+
+    @admin.action(description="Mark the selected rows done…", permissions=["curate"])
+    def mark_done(self, request, queryset):
+        form = confirmed_form(request, ReverifiedForm)
+        if form.is_bound and form.is_valid():
+            done = 0
+            for row in queryset.filter(done_at__isnull=True):
+                reverification_done(reverification=row, actor=console_actor(request),
+                                    **form.cleaned_data)  # fmt: skip
+                done += 1
+            self.message_user(request, f"Marked {done} row(s) done.", messages.SUCCESS)
+            return None
+        return confirm_page(
+            self, request, queryset, action="mark_done", title="Mark reverifications done",
+            question="Say what the fresh read found.", verb="Mark done", form=form,
+        )  # fmt: skip
 
 
 @admin.register(VerificationRun)

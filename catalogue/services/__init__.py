@@ -74,6 +74,7 @@ from catalogue.services.rederive import (
     RederiveReport,
     products_rederive,
 )
+from catalogue.services.reverify import reverification_done, reverifications_queue_old_rules
 from catalogue.services.sightings import (
     RawFragment,
     Sighting,
@@ -128,6 +129,8 @@ __all__ = [
     "products_fold",
     "products_rederive",
     "retailer_ensure",
+    "reverification_done",
+    "reverifications_queue_old_rules",
     "standard_for",
     "time_refusal",
     "variation_alias_set",
