@@ -6,6 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from catalogue.models import Brand, Category, Listing, Product, Vertical
+from catalogue.search_hook import products_found
 
 
 class ProductFilter(django_filters.FilterSet):
@@ -57,7 +58,12 @@ class ProductFilter(django_filters.FilterSet):
         ]
 
     def filter_q(self, queryset, name, value):
-        return queryset.search(value)
+        """The site search's products (misspellings, accents, merged names, brand
+        spellings) and the barcode and substring matches of ``ProductQuerySet.search``."""
+        found = products_found(value)
+        if not found:
+            return queryset.search(value)
+        return queryset.filter(Q(pk__in=found) | Q(pk__in=queryset.search(value).values("pk")))
 
     def filter_brand(self, queryset, name, value):
         brand = Brand.objects.filter(slug=value).first()

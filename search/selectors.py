@@ -186,3 +186,31 @@ def _hit(row: dict[str, Any]) -> Hit:
         score=round(float(row["score"]), 4),
         url=url,
     )
+
+
+# The most products one catalogue list query takes from the search; a list filtered
+# further (an airport, a price range) narrows these.
+PRODUCTS_FOUND_LIMIT = 500
+
+
+def products_found(text: str) -> list[uuid.UUID]:
+    """The ids of the public products ``text`` finds, best first (the products group of
+    ``site_search``, up to ``PRODUCTS_FOUND_LIMIT``); empty for a text the search refuses."""
+    try:
+        query = search_query_clean(text)
+    except ValidationError:
+        return []
+    return site_search_products(query, limit=PRODUCTS_FOUND_LIMIT)
+
+
+def site_search_products(query: str, *, limit: int) -> list[uuid.UUID]:
+    source = next(source for source in SOURCES if source.key == "products")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)",
+            [str(WORD_SIMILARITY)],
+        )
+        sql, params = source.statement(query, per_group=limit, groups=["products"])
+        cursor.execute(sql, params)
+        names = [column.name for column in cursor.description]
+        return [dict(zip(names, row, strict=True))["id"] for row in cursor.fetchall()]

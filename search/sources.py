@@ -55,6 +55,8 @@ class Names:
     owner: str = "id"
     words: str = ""
     shown: str = ""
+    # False for a small derived set of names read without an index of its own.
+    indexed: bool = True
 
     @property
     def document(self) -> str:
@@ -160,6 +162,11 @@ ARTICLE_DOCUMENT = (
     " || setweight(to_tsvector('simple', search_fold(body_md)), 'C')"
 )
 
+BRAND_ALIAS_NAMES = (
+    "(SELECT p.id, p.name, a.name || ' ' || p.name AS alias_name"
+    " FROM catalogue_product p JOIN catalogue_brand a ON a.canonical_id = p.brand_id)"
+)
+
 SOURCES: tuple[Source, ...] = (
     Source(
         key="competitions",
@@ -205,7 +212,12 @@ SOURCES: tuple[Source, ...] = (
         key="products",
         model=Product,
         # The brand as collected leads the name, so "dior sauvage" reads as one phrase.
-        names=(Names("catalogue_product", "brand_name || ' ' || name", shown="name"),),
+        names=(
+            Names("catalogue_product", "brand_name || ' ' || name", shown="name"),
+            # A spelling a person aliased to the product's house leads the name too ("J.
+            # Walker red"): few rows (only aliased brands), so no index of its own.
+            Names(BRAND_ALIAS_NAMES, "alias_name", shown="name", indexed=False),
+        ),
         public=lambda: Product.objects.visible(),
         follows="merged_into_id",
         columns=(

@@ -14,9 +14,14 @@ from catalogue.collection_records import Source
 from catalogue.identity.keys import Listed
 from catalogue.models import Category, CategoryMapping, Product
 from catalogue.selectors import category_queue
-from catalogue.tests.factories import LocationFactory
+from catalogue.tests.factories import LocationFactory, taxonomy_ensure
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def taxonomy(db):
+    taxonomy_ensure()
 
 
 @pytest.fixture

@@ -87,6 +87,8 @@ def test_every_name_is_matched_through_its_trigram_and_word_indexes(names):
     for source in SOURCES:
         plan = _plan(source)
         for column in source.names:
+            if not column.indexed:  # a brand's aliased spellings: a few rows, no index
+                continue
             stem = TABLES[column.table]
             assert f"{stem}_trgm" in plan, plan
             assert f"{stem}_words" in plan, plan
