@@ -80,6 +80,8 @@ _EDITOR_MODELS = _REVIEWER_MODELS | {
     "catalogue.AirportHours",
     "catalogue.FxRate",
     "catalogue.Award",
+    "catalogue.Category",
+    "catalogue.CategoryMapping",
     "catalogue.Reverification",
     "catalogue.VerificationRun",
     "catalogue.Source",

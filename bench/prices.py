@@ -82,6 +82,16 @@ WHERE l.product_id = %s AND l.ignored_at IS NULL AND loc.visible
 """
 
 
+def filled_count(observations: int) -> int:
+    """How many observations ``generate(observations)`` writes: whole listings of
+    ``OBSERVATIONS_PER_LISTING``, whole products of ``LISTINGS_PER_PRODUCT``, plus the history
+    products' (10M asked is 9,999,800 written). A refill is decided on this, not on the
+    figure asked for, or every run would drop and refill the database."""
+    listings = max(0, observations - HISTORY_OBSERVATIONS) // OBSERVATIONS_PER_LISTING
+    products = max(1, listings // LISTINGS_PER_PRODUCT)
+    return products * LISTINGS_PER_PRODUCT * OBSERVATIONS_PER_LISTING + HISTORY_OBSERVATIONS
+
+
 def generate(observations: int) -> None:
     """Bulk-fill the catalogue tables in SQL (ids are random UUIDs: bench data only)."""
     from django.db import connection
@@ -241,7 +251,7 @@ def main() -> None:
     from catalogue.selectors import product_price_history
 
     held = PriceObservation.objects.count()
-    if held != args.observations:
+    if held != filled_count(args.observations):
         if held or Retailer.objects.exists():  # a fill, whole or broken off
             drop_database()
             setup_django("omnium_bench_prices")

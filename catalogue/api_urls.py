@@ -4,6 +4,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from catalogue.apis import (
+    AwardViewSet,
     BrandViewSet,
     LocationViewSet,
     MergeViewSet,
@@ -21,6 +22,7 @@ router.register("follows", FollowViewSet, basename="catalogue-follow")
 
 router.register("curation/merges", MergeViewSet, basename="curation-merge")
 router.register("curation/overrides", OverrideViewSet, basename="curation-override")
+router.register("curation/awards", AwardViewSet, basename="curation-award")
 
 urlpatterns = [
     path(

@@ -17,6 +17,7 @@ from catalogue.api_examples import PRODUCT_EXAMPLE, PRODUCTS_EXAMPLE
 from catalogue.filters import ProductFilter
 from catalogue.freshness import product_freshness
 from catalogue.models import (
+    Award,
     Brand,
     Location,
     Override,
@@ -32,6 +33,8 @@ from catalogue.selectors import (
     product_resolve,
 )
 from catalogue.serializers import (
+    AwardRequestSerializer,
+    AwardSerializer,
     BrandDetailSerializer,
     LocationListingSerializer,
     LocationPageSerializer,
@@ -49,6 +52,7 @@ from catalogue.serializers import (
 )
 from catalogue.services import (
     EDIT_PERMISSION,
+    award_record,
     override_set,
     product_merge,
     product_unmerge,
@@ -269,3 +273,23 @@ class OverrideViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         return Response(
             OverrideSerializer(self.get_queryset().get(pk=override.pk)).data, status=201
         )
+
+
+class AwardViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Recording a competition's award on a product (editors), and reading one back."""
+
+    serializer_class = AwardSerializer
+    permission_classes = (CanCurate,)
+    queryset = Award.objects.all()
+
+    @extend_schema(request=AwardRequestSerializer, responses={201: AwardSerializer})
+    def create(self, request):
+        data = AwardRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        product = Product.objects.filter(pk=values.pop("product")).first()
+        if product is None:
+            raise ValidationError({"product": "No such product."})
+        values["source"] = values.pop("reference")
+        award = award_record(product=product_resolve(product.pk), actor=_actor(request), **values)
+        return Response(AwardSerializer(award).data, status=201)

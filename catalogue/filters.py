@@ -2,8 +2,11 @@ from __future__ import annotations
 
 import django_filters
 from django.db.models import Q
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
-from catalogue.models import Brand, Listing, Product, Vertical
+from catalogue.models import Brand, Category, Listing, Product, Vertical
+from catalogue.search_hook import products_found
 
 
 class ProductFilter(django_filters.FilterSet):
@@ -11,7 +14,12 @@ class ProductFilter(django_filters.FilterSet):
     brand = django_filters.CharFilter(method="filter_brand", label="brand slug (aliases followed)")
     gtin = django_filters.CharFilter(field_name="gtin")
     vertical = django_filters.ChoiceFilter(choices=Vertical.choices)
-    category = django_filters.CharFilter(field_name="category", lookup_expr="iexact")
+    category = django_filters.ModelChoiceFilter(
+        queryset=Category.objects.in_order(),
+        to_field_name="slug",
+        method="filter_category",
+        label="category of the taxonomy (its slug; a top category takes in those under it)",
+    )
     airport = django_filters.CharFilter(
         method="filter_airport", label="sold at this airport (IATA code) or shop (its code)"
     )
@@ -50,7 +58,12 @@ class ProductFilter(django_filters.FilterSet):
         ]
 
     def filter_q(self, queryset, name, value):
-        return queryset.search(value)
+        """The site search's products (misspellings, accents, merged names, brand
+        spellings) and the barcode and substring matches of ``ProductQuerySet.search``."""
+        found = products_found(value)
+        if not found:
+            return queryset.search(value)
+        return queryset.filter(Q(pk__in=found) | Q(pk__in=queryset.search(value).values("pk")))
 
     def filter_brand(self, queryset, name, value):
         brand = Brand.objects.filter(slug=value).first()
@@ -59,6 +72,10 @@ class ProductFilter(django_filters.FilterSet):
         if brand is None:
             return queryset.none()
         return queryset.filter(brand__in=[brand, *brand.aliases.all()])
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def filter_category(self, queryset, name, value):
+        return queryset.in_category(value.slug)
 
     def filter_airport(self, queryset, name, value):
         shops = Listing.objects.visible().filter(

@@ -16,11 +16,13 @@ from simple_history.models import HistoricalRecords
 
 # The collection records (sources, runs, raw records, rejections) live in their own module;
 # importing it here registers them with the app.
-# Follows and price alerts likewise.
+# Follows and price alerts likewise; categories by the re-exports below.
 from catalogue import (
     alert_records,  # noqa: F401
     collection_records,  # noqa: F401
 )
+from catalogue.category_records import Category as Category
+from catalogue.category_records import CategoryMapping as CategoryMapping
 from catalogue.fx_records import CURRENCY_SHAPE
 from catalogue.fx_records import FxRate as FxRate
 from catalogue.querysets import (

@@ -10,16 +10,20 @@ from django.db import models
 from django.db.models import (
     BooleanField,
     Case,
+    CharField,
     DecimalField,
+    Exists,
     F,
     IntegerField,
     OuterRef,
     Q,
     Subquery,
+    Value,
     When,
 )
-from django.db.models.functions import Coalesce, JSONObject
+from django.db.models.functions import Coalesce, Concat, JSONObject
 
+from catalogue.category_records import Category, CategoryMapping, category_key_sql
 from catalogue.rates import convert, rate_table
 from omnium.models import related_rows
 
@@ -70,6 +74,8 @@ def price_summary(listings, product_ref) -> dict[str, RowsAggregate]:
         "in_stock_anywhere": RowsAggregate(stock, "bool_or", BooleanField()),
     }
 
+
+GTIN_PART_DIGITS = 6
 
 # The list orders a reader can choose: cheapest first, per unit, name, newest.
 PRODUCT_SORTS: dict[str, str] = {
@@ -128,15 +134,60 @@ class ProductQuerySet(models.QuerySet):
             pk__in=listings.visible().values("product_id"),
         )
 
+    def in_category(self, slug: str) -> Self:
+        """Products some visible shop lists under a feed category text a person mapped to
+        the taxonomy's ``slug`` or a category under it (``category_records``)."""
+        listings = cast("ListingQuerySet", related_rows(self.model, "listings").all())
+        mapped = CategoryMapping.objects.filter(
+            category__in=Category.objects.subtree(slug),
+            source__location=OuterRef("location_id"),
+            text_key=OuterRef("category_key"),
+        )
+        shops = (
+            listings.visible()
+            .annotate(category_key=category_key_sql("listed_category"))
+            .filter(Exists(mapped))
+        )
+        return self.filter(pk__in=shops.values("product_id"))
+
+    def with_category(self) -> Self:
+        """Each product with ``category_label``, the taxonomy's name for it ("Spirits /
+        Whisky"): the mapped category of its first visible shop's text that has one (None
+        while no text of it is mapped)."""
+        listings = cast("ListingQuerySet", related_rows(self.model, "listings").all())
+        label = Concat(
+            Coalesce(Concat("category__parent__name", Value(" / ")), Value("")),
+            "category__name",
+            output_field=CharField(),
+        )
+        mapped = CategoryMapping.objects.filter(
+            source__location=OuterRef("location_id"), text_key=OuterRef("category_key")
+        ).order_by("source__slug")
+        shops = (
+            listings.visible()
+            .filter(product=OuterRef("pk"))
+            .annotate(category_key=category_key_sql("listed_category"))
+            .annotate(label=Subquery(mapped.annotate(label=label).values("label")[:1]))
+            .filter(label__isnull=False)
+            .order_by("location__code", "pk")
+        )
+        return self.annotate(category_label=Subquery(shops.values("label")[:1]))
+
     def search(self, text: str):
         text = (text or "").strip()
         if not text:
             return self
         query = Q(name__icontains=text) | Q(brand_name__icontains=text)
         query |= Q(brand__name__icontains=text)
+        # Barcodes are typed as printed: in groups with spaces or hyphens, with or without
+        # the leading zeros that pad an EAN-8, UPC-A or EAN-13 to a GTIN-14; a run of at
+        # least GTIN_PART_DIGITS digits finds the barcodes holding it.
         digits = "".join(ch for ch in text if ch.isdigit())
-        if digits and len(digits) == len(text.replace(" ", "")):
-            query |= Q(gtin=digits) | Q(gtin=digits.lstrip("0"))
+        if digits and len(digits) == len(text.replace(" ", "").replace("-", "")):
+            bare = digits.lstrip("0") or "0"
+            query |= Q(gtin__in=[bare.zfill(n) for n in (8, 12, 13, 14)] + [digits])
+            if len(digits) >= GTIN_PART_DIGITS:
+                query |= Q(gtin__contains=digits)
         return self.filter(query)
 
 

@@ -5,13 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
-from typing import NamedTuple, TypedDict
+from typing import Any, NamedTuple, TypedDict
 from uuid import UUID
 
-from django.db.models import DateField, F, FloatField, OuterRef, QuerySet, Subquery
-from django.db.models.functions import Cast, Extract, Trunc
+from django.db import connection
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    Min,
+    OuterRef,
+    QuerySet,
+    Subquery,
+)
 from django.shortcuts import get_object_or_404
 
+from catalogue.category_records import CategoryMapping, category_key_sql
 from catalogue.models import (
     Brand,
     Listing,
@@ -228,9 +237,8 @@ def product_price_history(
     each point's own day.
 
     Three queries whatever the length of the history: the shops with their first and last
-    moments and observation counts (probes of the (listing, observed_at) index), the points
-    (an index-only scan of that index, which carries the price columns) and the rates the
-    span needs. Shops ordered by airport code, then name.
+    moments (probes of the (listing, observed_at) index), the points (``_bucket_points``)
+    and the rates the span needs. Shops ordered by airport code, then name.
     """
     start = datetime.combine(since, time.min, tzinfo=UTC) if since is not None else None
     moments = PriceObservation.objects.filter(listing=OuterRef("pk"))
@@ -253,26 +261,13 @@ def product_price_history(
         return history
     lasts = [listing.last_seen for listing in listings if listing.last_seen is not None]
     history.weekly = (max(lasts) - min(firsts)).days > DAILY_UP_TO
-    observations = PriceObservation.objects.filter(listing_id__in=list(shops))
-    if start is not None:
-        observations = observations.filter(observed_at__gte=start)
-    bucket = Trunc(
-        "observed_at", "week" if history.weekly else "day", output_field=DateField(), tzinfo=UTC
-    )
-    # The moment as epoch seconds: Django's timestamptz loader is pure Python and would
-    # cost more than the rest of the read.
-    rows = list(
-        observations.annotate(
-            bucket=bucket, epoch=Cast(Extract("observed_at", "epoch"), FloatField())
-        )
-        .order_by("listing_id", "bucket", "-observed_at")
-        .distinct("listing_id", "bucket")
-        .values_list("listing_id", "epoch", "price", "currency", "price_usd", "bucket")
-    )
+    spans = [(listing.pk, listing.first_seen, listing.last_seen) for listing in listings
+             if listing.first_seen is not None]  # fmt: skip
+    rows = _bucket_points(spans, weekly=history.weekly, start=start)
     when = [datetime.fromtimestamp(row[1], UTC) for row in rows]
     needed = {row[3] for row in rows if row[4] is None}
     table = rate_table([*needed, currency], min(firsts).date(), max(lasts).date())
-    for (listing_id, _, price, listed, usd, _), moment in zip(rows, when, strict=True):
+    for (listing_id, _, price, listed, usd), moment in zip(rows, when, strict=True):
         shops[listing_id].points.append(
             HistoryPoint(
                 moment,
@@ -282,6 +277,56 @@ def product_price_history(
             )
         )
     return history
+
+
+# Each shop's last observation in each day or week (UTC; a week starts on Monday) of its
+# own span: one backward probe of the (listing, observed_at) index per shop and bucket,
+# which the index answers alone (it carries the price columns). Reading every observation
+# and keeping each bucket's last (DISTINCT ON, or a lead() window) costs a row per
+# observation, ~7 a bucket for a week of daily prices; a probe costs one.
+BUCKET_POINTS_SQL = """
+SELECT s.listing_id, extract(epoch FROM o.observed_at)::float8, o.price, o.currency, o.price_usd
+FROM unnest(%(ids)s::uuid[], %(firsts)s::timestamptz[], %(lasts)s::timestamptz[])
+     AS s(listing_id, first_seen, last_seen)
+CROSS JOIN LATERAL generate_series(
+    date_trunc(%(unit)s, s.first_seen AT TIME ZONE 'UTC'),
+    s.last_seen AT TIME ZONE 'UTC',
+    %(step)s::interval
+) AS b(bucket)
+CROSS JOIN LATERAL (
+    SELECT p.observed_at, p.price, p.currency, p.price_usd
+    FROM {table} p
+    WHERE p.listing_id = s.listing_id
+      AND p.observed_at >= greatest(b.bucket AT TIME ZONE 'UTC', %(start)s::timestamptz)
+      AND p.observed_at < (b.bucket + %(step)s::interval) AT TIME ZONE 'UTC'
+    ORDER BY p.observed_at DESC
+    LIMIT 1
+) AS o
+ORDER BY s.listing_id, b.bucket
+"""
+
+
+def _bucket_points(
+    spans: list[tuple[UUID, datetime, datetime]], *, weekly: bool, start: datetime | None
+) -> list[tuple[UUID, float, Decimal, str, Decimal | None]]:
+    """(listing id, epoch seconds, price, currency, USD) of each shop's last observation of
+    each bucket from its first to its last moment (at or after ``start``), oldest first per
+    shop. The moment comes as epoch seconds: Django's timestamptz loader is pure Python and
+    would cost more than the rest of the read."""
+    sql = BUCKET_POINTS_SQL.format(table=PriceObservation._meta.db_table)
+    params: dict[str, Any] = {
+        "ids": [span[0] for span in spans],
+        "firsts": [span[1] for span in spans],
+        "lasts": [span[2] for span in spans],
+        "unit": "week" if weekly else "day",
+        "step": "7 days" if weekly else "1 day",
+        # greatest() ignores a NULL: no start, no bound.
+        "start": start,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows: list[tuple[UUID, float, Decimal, str, Decimal | None]] = cursor.fetchall()
+    return rows
 
 
 # --- Comparison answers -------------------------------------------------------------
@@ -379,3 +424,39 @@ def product_price_answers(
                 row.difference = row.display_price - low
                 row.cheapest = id(row) in in_pool and row.display_price == low
     return ProductAnswers(rows, target, basis[1] if basis else None, stale_days)
+
+
+# --- Categories waiting for a person ---------------------------------------------------
+
+
+class CategoryQueueRow(TypedDict):
+    """One feed category text no one has mapped: the source, the text as first collected,
+    its fold, how many listings carry it and when the first of them was seen."""
+
+    source_id: UUID
+    source_slug: str
+    text: str
+    text_key: str
+    listings: int
+    first_seen: datetime
+
+
+def category_queue() -> QuerySet[Listing, CategoryQueueRow]:
+    """Every (source, category text) some kept listing carries and no mapping decides,
+    most listings first: the editor's queue. Nothing is stored for it, so a text a new
+    collection brings is waiting at once and a decided one leaves the queue by the
+    decision alone."""
+    decided = CategoryMapping.objects.filter(
+        source=OuterRef("source_id"), text_key=OuterRef("text_key")
+    )
+    return (
+        Listing.objects.filter(ignored_at__isnull=True, location__sources__isnull=False)
+        .exclude(listed_category__isnull=True)
+        .annotate(text_key=category_key_sql("listed_category"))
+        .exclude(text_key="")
+        .annotate(source_id=F("location__sources__id"), source_slug=F("location__sources__slug"))
+        .filter(~Exists(decided))
+        .values("source_id", "source_slug", "text_key")
+        .annotate(text=Min("listed_category"), listings=Count("pk"), first_seen=Min("created_at"))
+        .order_by("-listings", "source_slug", "text_key")
+    )

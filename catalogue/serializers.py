@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalogue.models import (
+    Award,
     Brand,
     Listing,
     Location,
@@ -223,3 +224,24 @@ class PriceHistoryPageSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
     previous = serializers.URLField(allow_null=True, help_text="The previous page; null first.")
     results = PriceHistoryRowSerializer(many=True)
+
+
+# --- Awards ---------------------------------------------------------------------------
+
+
+class AwardSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Award
+        fields = ["id", "product", "competition", "year", "medal", "score", "source"]
+
+
+class AwardRequestSerializer(serializers.Serializer):
+    product = serializers.UUIDField()
+    competition = serializers.CharField(max_length=200)
+    year = serializers.IntegerField(required=False, allow_null=True, default=None)
+    medal = serializers.ChoiceField(choices=Award.Medal.choices, required=False, default="")
+    score = serializers.DecimalField(
+        max_digits=5, decimal_places=2, required=False, allow_null=True, default=None
+    )
+    # Where the result is published (the award's ``source``, a name Serializer fields own).
+    reference = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)

@@ -41,7 +41,9 @@ def product_list(request):
     sort = request.GET.get("sort") or "name"
     if sort not in PRODUCT_SORTS:
         sort = "name"
-    products = Product.objects.visible().select_related("brand").with_price_summary()
+    products = (
+        Product.objects.visible().select_related("brand").with_price_summary().with_category()
+    )
     filters = ProductFilter(request.GET, queryset=products)
     rows = filters.qs.sorted_by(sort) if filters.is_valid() else products.none()
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -78,7 +80,13 @@ def product_detail(request, product_id):
     return render(
         request,
         "catalogue/product_detail.html",
-        {"product": product, "comparison": comparison, "answers": answers, **history},
+        {
+            "product": product,
+            "comparison": comparison,
+            "answers": answers,
+            "awards": list(product.awards.order_by("-year", "competition", "pk")),
+            **history,
+        },
     )
 
 

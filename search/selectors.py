@@ -22,6 +22,7 @@ from search.sources import (
     Candidate,
     Source,
     candidates,
+    derived_candidates,
     query_terms,
 )
 
@@ -137,49 +138,65 @@ def site_search(query: str, *, group: str | None = None) -> SearchAnswer:
     sources = [source for source in SOURCES if source.key in wanted]
     found: dict[str, GroupHits] = {g.key: GroupHits(g.key, g.title) for g in groups}
     with transaction.atomic(), connection.cursor() as cursor:
-        # The statements are quick and planned anew each time: compiling them (JIT, which
-        # their cost estimates over large tables would ask for) takes longer than running.
-        cursor.execute(
-            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true),"
-            " set_config('pg_trgm.similarity_threshold', %s, true),"
-            " set_config('jit', 'off', true)",
-            [str(WORD_SIMILARITY), str(TERM_SIMILARITY)],
-        )
-        terms = query_terms(cursor, query)
-        tables = [table for source in sources for table in source.tables]
-        names = candidates(cursor, query, terms=terms, tables=tables, limit=CANDIDATES)
-        if terms is not None and terms.loose:
-            few = [table for table in tables if len(names[table]) < per_group]
-            if few:
-                more = candidates(
-                    cursor, query, terms=terms, tables=few, limit=CANDIDATES, loose=True
-                )
-                names.update(more)
-        for source in sources:
-            rows = _ranked(cursor, source, names, per_group=per_group, groups=keys)
-            if len(rows) < per_group and any(
-                len(names[table]) >= CANDIDATES for table in source.tables
-            ):
-                # The best names were all hidden or merged into one: rank every name found.
-                names.update(
-                    candidates(
-                        cursor,
-                        query,
-                        terms=terms,
-                        tables=list(source.tables),
-                        limit=None,
-                        loose=bool(terms and terms.loose)
-                        and any(len(names[t]) < per_group for t in source.tables),
-                    )
-                )
-                rows = _ranked(cursor, source, names, per_group=per_group, groups=keys)
-            for row in rows:
-                found[row["grp"]].hits.append(_hit(row))
+        for row in _rows(cursor, query, sources, per_group=per_group, groups=keys):
+            found[row["grp"]].hits.append(_hit(row))
     ordered = sorted(
         (hits for hits in found.values() if hits.hits),
         key=lambda hits: (-hits.best, GROUP_KEYS.index(hits.key)),
     )
     return SearchAnswer(query=query, groups=ordered)
+
+
+def _rows(
+    cursor: Any, query: str, sources: list[Source], *, per_group: int, groups: list[str]
+) -> list[dict[str, Any]]:
+    """The ranked rows of ``sources`` that ``query`` finds, at most ``per_group`` a group."""
+    # The statements are quick and planned anew each time: compiling them (JIT, which
+    # their cost estimates over large tables would ask for) takes longer than running.
+    cursor.execute(
+        "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true),"
+        " set_config('pg_trgm.similarity_threshold', %s, true),"
+        " set_config('jit', 'off', true)",
+        [str(WORD_SIMILARITY), str(TERM_SIMILARITY)],
+    )
+    terms = query_terms(cursor, query)
+    tables = [table for source in sources for table in source.tables]
+    names = candidates(cursor, query, terms=terms, tables=tables, limit=CANDIDATES)
+    loose = [table for table in tables if len(names[table]) < per_group]
+    if terms is not None and terms.loose and loose:
+        names.update(
+            candidates(cursor, query, terms=terms, tables=loose, limit=CANDIDATES, loose=True)
+        )
+    for source in sources:
+        if source.derived:
+            names[_derived(source)] = derived_candidates(
+                cursor, query, names=source.derived, terms=terms, limit=CANDIDATES
+            )
+    rows: list[dict[str, Any]] = []
+    for source in sources:
+        ranked = _ranked(cursor, source, names, per_group=per_group, groups=groups)
+        if len(ranked) < per_group and any(
+            len(names[table]) >= CANDIDATES for table in source.tables
+        ):
+            # The best names were all hidden or merged into one: rank every name found.
+            for table in source.tables:
+                names.update(
+                    candidates(
+                        cursor,
+                        query,
+                        terms=terms,
+                        tables=[table],
+                        limit=None,
+                        loose=bool(terms and terms.loose) and table in loose,
+                    )
+                )
+            ranked = _ranked(cursor, source, names, per_group=per_group, groups=groups)
+        rows += ranked
+    return rows
+
+
+def _derived(source: Source) -> str:
+    return f"{source.key}:derived"
 
 
 def _ranked(
@@ -191,6 +208,7 @@ def _ranked(
     groups: list[str],
 ) -> list[dict[str, Any]]:
     hits = [hit for table in source.tables for hit in names[table]]
+    hits += names.get(_derived(source), [])
     if not hits:
         return []
     sql, params = source.statement(hits, per_group=per_group, groups=groups)
@@ -241,3 +259,25 @@ def _hit(row: dict[str, Any]) -> Hit:
         score=round(float(row["score"]), 4),
         url=url,
     )
+
+
+# The most products one catalogue list query takes from the search; a list filtered
+# further (an airport, a price range) narrows these.
+PRODUCTS_FOUND_LIMIT = 500
+
+
+def products_found(text: str) -> list[uuid.UUID]:
+    """The ids of the public products ``text`` finds, best first (the products group of
+    ``site_search``, up to ``PRODUCTS_FOUND_LIMIT``); empty for a text the search refuses."""
+    try:
+        query = search_query_clean(text)
+    except ValidationError:
+        return []
+    return site_search_products(query, limit=PRODUCTS_FOUND_LIMIT)
+
+
+def site_search_products(query: str, *, limit: int) -> list[uuid.UUID]:
+    source = next(source for source in SOURCES if source.key == "products")
+    with transaction.atomic(), connection.cursor() as cursor:
+        rows = _rows(cursor, query, [source], per_group=limit, groups=["products"])
+    return [row["id"] for row in rows]

@@ -141,6 +141,29 @@ CONDITIONS = {
 }
 
 
+# Names no table holds, made by joining rows (a product under a spelling a person aliased to
+# its house): few rows, folded as they are read. ``{names}`` yields (id, shown, text).
+DERIVED_STATEMENT = (
+    "SELECT owner_id, shown, score FROM ("  # noqa: S608 - constant fragments
+    f" SELECT n.owner_id, n.shown, {SCORE} AS score FROM ("
+    " SELECT d.id AS owner_id, d.shown, search_fold(d.text) AS folded,"
+    " to_tsvector('simple', search_fold(d.text)) AS words FROM {names} d) n"
+    " WHERE {condition}) s ORDER BY score DESC, owner_id LIMIT %(limit)s"
+)
+
+
+def derived_candidates(
+    cursor: Any, query: str, *, names: str, terms: Terms | None, limit: int | None
+) -> list[Candidate]:
+    """The derived ``names`` that ``query`` finds, as ``candidates`` finds a table's."""
+    condition = CONDITIONS["similar" if terms is None else "terms"]
+    cursor.execute(
+        DERIVED_STATEMENT.format(names=names, condition=condition),
+        {"q": query, "limit": limit, "terms": None if terms is None else terms.strict},
+    )
+    return [Candidate(owner_id, shown, score) for owner_id, shown, score in cursor.fetchall()]
+
+
 @dataclass(frozen=True)
 class Candidate:
     owner_id: Any
@@ -191,6 +214,8 @@ class Source:
     group: str = ""
     follows: str = ""
     key: str = field(default="")
+    # A subquery of derived names (id, shown, text) that find this source's rows too.
+    derived: str = ""
 
     @property
     def table(self) -> str:
@@ -309,6 +334,12 @@ SOURCES: tuple[Source, ...] = (
         key="products",
         model=Product,
         tables=("catalogue_product",),
+        # A spelling a person aliased to the product's house leads its name too ("J. Walker
+        # red"), as the brand as collected does.
+        derived=(
+            "(SELECT p.id, p.name AS shown, a.name || ' ' || p.name AS text"
+            " FROM catalogue_product p JOIN catalogue_brand a ON a.canonical_id = p.brand_id)"
+        ),
         public=lambda: Product.objects.visible(),
         follows="merged_into_id",
         columns=(

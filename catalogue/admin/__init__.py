@@ -13,6 +13,7 @@ all when the admin autodiscovers ``catalogue.admin``.
 
 from catalogue.admin import (  # noqa: F401
     brands,
+    categories,
     home,
     listings,
     places,

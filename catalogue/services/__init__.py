@@ -22,11 +22,13 @@ from catalogue.services.aliases import (
     products_rederive_and_fold,
     variation_alias_set,
 )
+from catalogue.services.awards import award_record
 from catalogue.services.book import (
     IdentityBook,
     identity_book,
     standard_for,
 )
+from catalogue.services.categories import category_map
 from catalogue.services.common import (
     CENT,
     EDIT_PERMISSION,
@@ -73,6 +75,7 @@ from catalogue.services.rederive import (
     RederiveReport,
     products_rederive,
 )
+from catalogue.services.reverify import reverification_done, reverifications_queue_old_rules
 from catalogue.services.sightings import (
     RawFragment,
     Sighting,
@@ -98,7 +101,9 @@ __all__ = [
     "UsdFilled",
     "_row",
     "alert_check",
+    "award_record",
     "brand_alias_apply",
+    "category_map",
     "follow_remove",
     "follow_set",
     "fx_rate_record",
@@ -126,6 +131,8 @@ __all__ = [
     "products_rederive",
     "products_rederive_and_fold",
     "retailer_ensure",
+    "reverification_done",
+    "reverifications_queue_old_rules",
     "standard_for",
     "time_refusal",
     "variation_alias_set",

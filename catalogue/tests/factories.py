@@ -106,3 +106,13 @@ class FxRateFactory(factory.django.DjangoModelFactory):
     rate_to_usd = Decimal("1.10")
     as_of = datetime(2025, 1, 1).date()
     source = "test rates"
+
+
+def taxonomy_ensure() -> None:
+    """The curated taxonomy as its migration seeds it: a test that flushes the database
+    (``transaction=True``) takes the seeded rows with it."""
+    import importlib
+
+    from django.apps import apps
+
+    importlib.import_module("catalogue.migrations.0014_category_taxonomy").seed_taxonomy(apps, None)

@@ -218,3 +218,52 @@ def test_the_api_converts_a_page_with_one_query_for_its_rates(
     # shops, the rates.
     with django_assert_num_queries(4):
         client.get(url, {"currency": "GBP"})
+
+
+def _last_of_each_bucket(observations, *, weekly, start=None):
+    """The history's points by their definition: per shop, the last observation of each UTC
+    day (or week from Monday), at or after ``start``."""
+    points: dict = {}
+    for o in sorted(observations, key=lambda o: o.observed_at):
+        if start is not None and o.observed_at < start:
+            continue
+        day = o.observed_at.astimezone(UTC).date()
+        bucket = day.toordinal() - (day.weekday() if weekly else 0)
+        points[(o.listing_id, bucket)] = (o.observed_at, o.price)
+    shops: dict = {}
+    for (listing_id, _), point in sorted(points.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        shops.setdefault(listing_id, []).append(point)
+    return shops
+
+
+@pytest.mark.parametrize(("days", "since"), [(60, None), (60, date(2024, 1, 20)),
+                                              (900, None), (900, date(2024, 3, 6))])  # fmt: skip
+def test_the_points_are_each_shops_last_observation_of_each_bucket(days, since):
+    import random
+
+    rng = random.Random(days)
+    product = ProductFactory()
+    observations = []
+    for n, code in enumerate(("aaa", "bbb", "ccc")):
+        listing = ListingFactory(product=product, location=LocationFactory(code=f"{code}-{days}"))
+        # Irregular: several a day, gaps of weeks, late-evening moments near a UTC midnight.
+        moment = datetime(2024, 1, 1, 23, 59, tzinfo=UTC) + n * (datetime.resolution * 10**6)
+        while (moment - datetime(2024, 1, 1, tzinfo=UTC)).days < days:
+            observations.append(
+                PriceObservation(listing=listing, price=Decimal(rng.randint(10, 99)),
+                                 currency="GBP", observed_at=moment, source_kind="feed")
+            )  # fmt: skip
+            moment += rng.choice([datetime.resolution * 10**6 * s for s in (1, 3600, 7200)]) + (
+                datetime(2024, 1, 2) - datetime(2024, 1, 1)
+            ) * rng.choice([0, 0, 1, 1, 2, 9, 20])
+    PriceObservation.objects.bulk_create(observations)
+    history = product_price_history(product, currency=LISTED, since=since)
+    start = datetime.combine(since, datetime.min.time(), tzinfo=UTC) if since else None
+    expected = _last_of_each_bucket(observations, weekly=history.weekly, start=start)
+    got = {
+        shop.listing.pk: [(p.observed_at, p.price) for p in shop.points]
+        for shop in history.shops
+        if shop.points
+    }
+    assert history.weekly == (days > 400)
+    assert got == expected
