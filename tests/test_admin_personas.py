@@ -44,7 +44,9 @@ from accounts.services import (
 )
 from accounts.tests.factories import StaffFactory, UserFactory
 from catalogue import services as catalogue
-from catalogue.models import Product
+from catalogue.collection_records import Source
+from catalogue.models import Category, Product
+from catalogue.tests.factories import LocationFactory
 from cricket.corrections import delivery_correct
 from cricket.models import Delivery
 from cricket.tests.factories import seed_dismissal_kinds
@@ -93,6 +95,13 @@ def rows(django_db_setup, django_db_blocker):
             actor="t",
         )  # fmt: skip
         load_catalogue_sample()
+        catalogue.category_map(
+            source=Source.objects.create(
+                slug="walk-feed", name="Walk feed", feed_format="generic_csv",
+                location=LocationFactory(code="walk", iata="WLK", currency="EUR"),
+            ),
+            text="Viskit", category=Category.objects.get(slug="whisky"), actor=staff,
+        )  # fmt: skip
         comment = CommentFactory()
         discussions.notification_send(
             recipient=staff, actor=None, kind="mention", context_label="walk", body="b",
