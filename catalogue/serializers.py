@@ -239,7 +239,9 @@ class AwardRequestSerializer(serializers.Serializer):
     product = serializers.UUIDField()
     competition = serializers.CharField(max_length=200)
     year = serializers.IntegerField(required=False, allow_null=True, default=None)
-    medal = serializers.ChoiceField(choices=Award.Medal.choices, required=False, default="")
+    medal = serializers.ChoiceField(
+        choices=Award.Medal.choices, required=False, default="", allow_blank=True
+    )
     score = serializers.DecimalField(
         max_digits=5, decimal_places=2, required=False, allow_null=True, default=None
     )
