@@ -27,7 +27,7 @@ def test_an_anonymous_reader_is_offered_a_sign_in_link(
     client, product, django_assert_max_num_queries
 ):
     # The page with its comparison and price history (a fixed number, however many prices).
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):  # the product page reads its awards too
         page = page_of(client, product)
     path = reverse("catalogue:product-detail", args=[product.pk])
     assert f"/admin/login/?next={path}" in page
@@ -45,7 +45,7 @@ def test_follow_and_unfollow_in_one_click_each(
 ):
     client.force_login(viewer)
     # The signed-in shell, the page with its comparison and history, and the follow.
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(11):  # the product page reads its awards too
         assert "Follow</button>" in page_of(client, product)
     response = client.post(reverse("catalogue:product-follow", args=[product.pk]))
     assert response["Location"] == reverse("catalogue:product-detail", args=[product.pk])
