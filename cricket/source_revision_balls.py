@@ -196,7 +196,8 @@ def _kept(row: Delivery) -> dict[str, Any]:
     return values
 
 
-def _specs(row: Delivery) -> list[WicketSpec]:
+def prefetched_wicket_specs(row: Delivery) -> list[WicketSpec]:
+    """The wickets of a row, from its prefetched wickets and fielders (no query)."""
     return [
         WicketSpec(
             kind=w.kind,
@@ -263,7 +264,7 @@ def innings_restructure(
         tombstone, _ = _write_revision(
             old=row,
             values=_kept(row),
-            wickets=_specs(row),
+            wickets=prefetched_wicket_specs(row),
             fixture=fixture,
             reason=f"{reason}: the ball is no longer in the file",
             actor=actor,

@@ -49,6 +49,7 @@ from cricket.source_revision_balls import (
     align_innings,
     innings_labels,
     innings_restructure,
+    prefetched_wicket_specs,
 )
 from cricket.source_revision_facts import FactChange, facts_apply, facts_plan
 from sports.models import EntityType, ExternalIdMap, Fixture, Participant, Submission
@@ -312,7 +313,7 @@ def _plan_ball(
                 ),
             )
         )
-    wickets_differ = new_wickets != _row_wicket_specs(row)
+    wickets_differ = new_wickets != prefetched_wicket_specs(row)
     old_review = reviews.get(row.pk)
     live_annotations = BallAnnotations(
         review=None
@@ -457,7 +458,7 @@ def source_correction_diff(*, fixture: Fixture, document: dict) -> list[DiffLine
     for correction in planned:
         ids |= {getattr(correction.row, f"{f}_id") for f in PEOPLE_FIELDS}
         ids |= {v for f, v in correction.changes.items() if f in PEOPLE_FIELDS}
-        for w in (*_row_wicket_specs(correction.row), *(correction.wickets or ())):
+        for w in (*prefetched_wicket_specs(correction.row), *(correction.wickets or ())):
             ids |= {w.player_out_id, *(f.participant_id for f in w.fielders)}
     for balls in plan.innings:
         for row in balls.removed:
@@ -480,7 +481,7 @@ def source_correction_diff(*, fixture: Fixture, document: dict) -> list[DiffLine
                 DiffLine(
                     *key,
                     field="wickets",
-                    live=_wickets_text(_row_wicket_specs(row), names),
+                    live=_wickets_text(prefetched_wicket_specs(row), names),
                     proposed=_wickets_text(correction.wickets, names),
                 )
             )
@@ -538,19 +539,6 @@ def source_correction_diff(*, fixture: Fixture, document: dict) -> list[DiffLine
             )
         )
     return lines
-
-
-def _row_wicket_specs(row: Delivery) -> list[WicketSpec]:
-    """The wickets of a planned row, from its prefetched rows (no query)."""
-    return [
-        WicketSpec(
-            kind=w.kind,
-            kind_raw=w.kind_raw,
-            player_out_id=w.player_out_id,
-            fielders=tuple(FielderSpec(f.participant_id, f.substitute) for f in w.fielders.all()),
-        )
-        for w in row.wickets.all()
-    ]
 
 
 @dataclass
