@@ -24,9 +24,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from omnium.dbroles import admin_url
 from omnium.testing import REPO_ROOT
 
 PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
@@ -136,13 +138,16 @@ def clusters(django_db_setup, django_db_blocker):
             f'CREATE DATABASE "{DB_NAME}" OWNER "{owner}" TEMPLATE template0',
         ):
             pair.psql(pair.primary_port, statement, db="postgres")
+        # As the suite's administrator (DATABASE_ADMIN_URL, or a local superuser), who may
+        # read every table.
+        admin = urlsplit(admin_url(settings.DATABASE_URL, os.environ.get("DATABASE_ADMIN_URL")))
+        source = urlunsplit(admin._replace(path=f"/{test_db['NAME']}"))
         dump = subprocess.run(
-            [
-                str(PG_BIN / "pg_dump"), "-h", test_db["HOST"] or "127.0.0.1",
-                "-p", str(test_db["PORT"] or 5432), "-U", "postgres", "-d", test_db["NAME"],
-            ],
-            capture_output=True, timeout=120, check=True,
-        )  # fmt: skip
+            [str(PG_BIN / "pg_dump"), "--dbname", source],
+            capture_output=True,
+            timeout=120,
+            check=True,
+        )
         subprocess.run(
             _as_server_user([
                 str(PG_BIN / "psql"), "-h", "127.0.0.1", "-p", str(pair.primary_port),
@@ -291,19 +296,35 @@ out.update(status=response.status_code, primary=on_primary, replica=on_replica,
 def test_staff_never_read_a_replica_that_is_behind(replica_site, replay_paused):
     seen = replica_site(
         """
+from accounts.services.api_keys import api_key_issue
 sports_f.CompetitionFactory(name="Fresh League")
-wait_for("pg_last_wal_receive_lsn()")
 editor = accounts_f.StaffFactory(role="admin", is_superuser=True)
+_key, plaintext = api_key_issue(
+    consumer=accounts_f.ApiConsumerFactory(owner=editor), actor=editor
+)
+wait_for("pg_last_wal_receive_lsn()")
 staff = Client()
 staff.force_login(editor)
-out["visitor"] = "Fresh League" in get(Client(), "/competitions/")[0].content.decode()
-for name, url in (("site", "/competitions/"), ("console", "/admin/sports/competition/")):
-    response, on_primary, on_replica = get(staff, url)
+program = Client(HTTP_AUTHORIZATION=f"Api-Key {plaintext}")
+for name, client, url in (
+    ("visitor page", Client(), "/competitions/"),
+    ("visitor api", Client(), "/api/v1/competitions/"),
+    ("staff page", staff, "/competitions/"),
+    ("staff api", staff, "/api/v1/competitions/"),
+    ("console", staff, "/admin/sports/competition/"),
+    ("staff key", program, "/api/v1/competitions/"),
+):
+    response, _on_primary, on_replica = get(client, url)
     out[name] = [response.status_code, "Fresh League" in response.content.decode(), on_replica]
 """,
     )
-    # The visitor's page came from the paused standby; the editor's pages from the primary.
-    assert seen == {"visitor": False, "site": [200, True, 0], "console": [200, True, 0]}
+    # The visitor's reads came from the paused standby, without the new competition; every
+    # staff read, by session or by a key an administrator owns, from the primary.
+    visitor = {name: answer for name, answer in seen.items() if name.startswith("visitor")}
+    assert [answer[:2] for answer in visitor.values()] == [[200, False], [200, False]]
+    assert all(answer[2] > 0 for answer in visitor.values())
+    staff = {name: answer for name, answer in seen.items() if name not in visitor}
+    assert staff == {name: [200, True, 0] for name in staff}
 
 
 def test_a_replica_further_behind_than_the_limit_is_not_read_and_healthz_says_so(
