@@ -6,11 +6,12 @@ from it with ``pg_basebackup`` that streams its WAL. The system server is not us
 primary because it accepts no replication connections (its ``pg_hba.conf`` has no
 ``replication`` entry, and changing it needs root and a reload of a shared server).
 
-Each test runs the site in a process of its own with ``DATABASE_URL`` on the primary and
-``DATABASE_REPLICA_URL`` on the standby (the settings read them once, at start), drives it
-with Django's test client and prints what it saw as JSON: statuses, which alias each
-request's queries went to, and whether a row written to the primary was on the page.
-Staleness is made on purpose by pausing the standby's replay.
+The site runs in one process of its own, started once for the module with ``DATABASE_URL``
+on the primary and ``DATABASE_REPLICA_URL`` on the standby (the settings read them once, at
+start). Each test sends it a scenario, which drives the site with Django's test client and
+answers what it saw as JSON: statuses, which alias each request's queries went to, and
+whether a row written to the primary was on the page. Staleness is made on purpose by
+pausing the standby's replay.
 """
 
 from __future__ import annotations
