@@ -65,6 +65,36 @@ if (DATABASE_OWNER["HOST"], DATABASE_OWNER["PORT"], DATABASE_OWNER["NAME"]) != (
     raise ImproperlyConfigured(
         "DATABASE_OWNER_URL: must name the server and database of DATABASE_URL."
     )
+# Read replica (omnium/replica.py): with DATABASE_REPLICA_URL set, public reads (site pages
+# and the API read by visitors and viewers) go to this hot standby while it keeps up; every
+# write, every staff read and everything outside a request stays on the primary. A URL
+# without a user name connects as the application's role.
+DATABASE_REPLICA_URL = env_str("DATABASE_REPLICA_URL", "")
+if DATABASE_REPLICA_URL:
+    _replica_url, _ = role_urls(env_url("DATABASE_REPLICA_URL", "", schemes=_PG), None)
+    DATABASES["replica"] = {
+        **database_from_url("DATABASE_REPLICA_URL", _replica_url),
+        "CONN_MAX_AGE": DATABASES["default"]["CONN_MAX_AGE"],
+        "CONN_HEALTH_CHECKS": True,
+        "ATOMIC_REQUESTS": False,
+        # A replica that does not answer costs a request a second at most, then it is
+        # left alone for REPLICA_RETRY_SECONDS.
+        "OPTIONS": {"connect_timeout": 1},
+        # The test runner makes no database of its own for it.
+        "TEST": {"MIRROR": "default"},
+    }
+DATABASE_ROUTERS = ["omnium.replica.ReplicaRouter"]
+# Public reads go to the primary while the replica's replay lag is above this.
+REPLICA_MAX_LAG_SECONDS = env_int("REPLICA_MAX_LAG_SECONDS", 5, minimum=0)
+# A session that wrote reads the primary for this long (read-your-writes).
+REPLICA_PIN_SECONDS = env_int("REPLICA_PIN_SECONDS", 5, minimum=0)
+# Each process measures the lag at most this often, and leaves a replica that did not
+# answer alone for REPLICA_RETRY_SECONDS.
+REPLICA_CHECK_SECONDS = env_int("REPLICA_CHECK_SECONDS", 1, minimum=0)
+REPLICA_RETRY_SECONDS = env_int("REPLICA_RETRY_SECONDS", 10, minimum=0)
+# The primary's own tables: sessions, accounts, API keys and usage counters, jobs, lockouts
+# and the console's log are freshness checks that must see the previous request's write.
+REPLICA_PRIMARY_APPS = frozenset({"accounts", "sessions", "axes", "admin", "auth"})
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_url("REDIS_URL", "redis://127.0.0.1:6379/0", schemes=("redis", "rediss"))
@@ -109,6 +139,8 @@ MIDDLEWARE = [
     # Cache-Control and Vary on API reads: public for anonymous ones, private otherwise.
     "omnium.conditional.CacheHeadersMiddleware",
     "accounts.acting.ActingAsMiddleware",
+    # After the user is known: public reads may go to the read replica (omnium/replica.py).
+    "omnium.replica.ReplicaRoutingMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",

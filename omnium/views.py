@@ -17,6 +17,7 @@ from django.views.defaults import server_error as default_server_error
 from omnium.cache import cache_failures
 from omnium.exceptions import PayloadTooLarge, error_body
 from omnium.home import panels as home_panels
+from omnium.replica import health as replica_health
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -79,7 +80,10 @@ def _redis_ok() -> bool:
 @never_cache
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
-    """200 when PostgreSQL and Redis both answer; 503 naming each one that does not."""
+    """200 when PostgreSQL and Redis both answer; 503 naming each one that does not.
+
+    The read replica is reported, not checked: public reads fall back to the primary when
+    it is down or behind, so its entry carries a warning and the status stays 200."""
     checks: dict[str, Any] = {
         "database": "ok" if _database_ok() else "unavailable",
         "redis": "ok" if _redis_ok() else "unavailable",
@@ -87,4 +91,5 @@ def healthz(request: HttpRequest) -> JsonResponse:
     healthy = all(state == "ok" for state in checks.values())
     # Not a check: the cache fails open, so its failures slow pages down but break nothing.
     checks["cache"] = cache_failures()
+    checks["replica"] = replica_health()
     return JsonResponse(checks, status=200 if healthy else 503)
