@@ -18,7 +18,8 @@ Then times on the same database in the same run:
   to the observations and filtered to the product's listings;
 - history: what the product page's chart reads, ``product_price_history(p, currency="EUR")``:
   a history product's 18,260 observations as each shop's last price of each week (five
-  years is past the daily limit), converted at each one's own day (three queries);
+  years is past the daily limit), converted at each one's own day in the same statement
+  (two queries);
 - history naive: the same points in SQL, converted with the textbook correlated lookup of
   the latest rate on or before each observation's day;
 - history page: one API page (200 rows) of ``PriceObservation.objects.of_product(p)

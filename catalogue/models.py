@@ -393,6 +393,11 @@ class Listing(UUIDModel, TimestampedModel):
         "catalogue.RawRecord", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     last_seen_at = models.DateTimeField(null=True, blank=True)
+    # When a re-collection last changed what the shop says the product is (the columns of
+    # LISTED_IDENTITY_COLUMNS); NULL while they are as first collected. A change later than
+    # the listing's last verification check queues it for a fresh read
+    # (``services.reverifications_queue_changed_data``).
+    listed_changed_at = models.DateTimeField(null=True, blank=True)
 
     pinned_product = models.ForeignKey(
         Product, null=True, blank=True, on_delete=models.PROTECT, related_name="pinned_listings"
@@ -435,6 +440,19 @@ class Listing(UUIDModel, TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.location.code}:{self.source_sku}"
+
+
+# The listed columns that say which product a listing is (its title, variant, size as
+# written, barcode and brand): a re-collection that changes one of them stamps
+# ``Listing.listed_changed_at``. The keys and quantity parsed from them are the rules'
+# reading (an old rules version queues on its own); the category and URL are not identity.
+LISTED_IDENTITY_COLUMNS = (
+    "listed_brand",
+    "listed_name",
+    "listed_variant",
+    "listed_quantity_text",
+    "listed_gtin",
+)
 
 
 # Every column of an observation except its USD conversion (price_usd, fx_rate, fx_as_of,
@@ -647,6 +665,17 @@ class Reverification(models.Model):
                 condition=Q(product__isnull=False) | Q(listing__isnull=False),
                 name="catalogue_reverification_has_subject",
             ),
+            # One waiting row per subject and reason: a queue run twice queues nothing new.
+            models.UniqueConstraint(
+                fields=["listing", "reason"],
+                condition=Q(done_at__isnull=True, listing__isnull=False),
+                name="catalogue_reverification_one_waiting_per_listing",
+            ),
+            models.UniqueConstraint(
+                fields=["product", "reason"],
+                condition=Q(done_at__isnull=True, listing__isnull=True),
+                name="catalogue_reverification_one_waiting_per_product",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -657,6 +686,8 @@ class VerificationRun(models.Model):
     class Mode(models.TextChoices):
         SAMPLE = "sample", "Random sample"
         FULL = "full", "Every listing"
+        # A person working a reverification row: one check per listing they read.
+        EDITOR = "editor", "An editor's reverification"
 
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -675,6 +706,7 @@ class VerificationCheck(models.Model):
         PRICE_DIFFERS = "price_differs", "Price differs"
         SIZE_DIFFERS = "size_differs", "Size differs"
         GONE = "gone", "No longer listed"
+        PRODUCT_DIFFERS = "product_differs", "Another product"
         ERROR = "error", "Could not read"
 
     run = models.ForeignKey(VerificationRun, on_delete=models.PROTECT, related_name="checks")

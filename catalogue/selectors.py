@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from itertools import groupby
+from operator import itemgetter
 from typing import Any, NamedTuple, TypedDict
 from uuid import UUID
 
@@ -23,6 +25,7 @@ from django.shortcuts import get_object_or_404
 from catalogue.category_records import CategoryMapping, category_key_sql
 from catalogue.models import (
     Brand,
+    FxRate,
     Listing,
     Location,
     Override,
@@ -234,11 +237,13 @@ def product_price_history(
     """The product's prices at each visible shop since ``since`` (a UTC day), one point a
     day (the day's last observation), or a week when the span is longer than
     ``DAILY_UP_TO`` days, converted to ``currency`` (or ``rates.LISTED``) at the rate of
-    each point's own day.
+    each point's own day, as ``rates.convert`` converts one price.
 
-    Three queries whatever the length of the history: the shops with their first and last
-    moments (probes of the (listing, observed_at) index), the points (``_bucket_points``)
-    and the rates the span needs. Shops ordered by airport code, then name.
+    Two queries whatever the length of the history: the shops with their first and last
+    moments (probes of the (listing, observed_at) index) and the points, converted in the
+    same statement (``_bucket_points``). A third, for the rates of their currencies, only
+    when some points have no recorded USD (their currency had no rate when they were
+    collected). Shops ordered by airport code, then name.
     """
     start = datetime.combine(since, time.min, tzinfo=UTC) if since is not None else None
     moments = PriceObservation.objects.filter(listing=OuterRef("pk"))
@@ -254,28 +259,32 @@ def product_price_history(
         )
         .order_by("location__iata", "location__name", "id")
     )
-    shops = {listing.pk: ShopHistory(listing) for listing in listings}
-    history = PriceHistory(list(shops.values()), currency)
-    firsts = [listing.first_seen for listing in listings if listing.first_seen is not None]
-    if not firsts:
-        return history
-    lasts = [listing.last_seen for listing in listings if listing.last_seen is not None]
-    history.weekly = (max(lasts) - min(firsts)).days > DAILY_UP_TO
+    history = PriceHistory([ShopHistory(listing) for listing in listings], currency)
     spans = [(listing.pk, listing.first_seen, listing.last_seen) for listing in listings
              if listing.first_seen is not None]  # fmt: skip
-    rows = _bucket_points(spans, weekly=history.weekly, start=start)
-    when = [datetime.fromtimestamp(row[1], UTC) for row in rows]
-    needed = {row[3] for row in rows if row[4] is None}
-    table = rate_table([*needed, currency], min(firsts).date(), max(lasts).date())
-    for (listing_id, _, price, listed, usd), moment in zip(rows, when, strict=True):
-        shops[listing_id].points.append(
-            HistoryPoint(
-                moment,
-                price,
-                listed,
-                convert(price, listed, usd, moment.date(), currency, table),
-            )
-        )
+    if not spans:
+        return history
+    priced = {span[0] for span in spans}
+    seen = [shop for shop in history.shops if shop.listing.pk in priced]
+    first = min(span[1] for span in spans)
+    last = max(span[2] for span in spans)
+    history.weekly = (last - first).days > DAILY_UP_TO
+    rows = _bucket_points(
+        spans, weekly=history.weekly, start=start, currency=currency,
+        first_day=first.date(), last_day=last.date(),
+    )  # fmt: skip
+    left = [row for row in rows if row[5]]
+    table = RateTable()
+    if left:
+        table = rate_table([currency, *(row[3] for row in left)], first.date(), last.date())
+    # Rows come shop by shop (the shop's place in ``spans``, from 1), oldest first.
+    for ordinal, group in groupby(rows, key=itemgetter(0)):
+        points = seen[ordinal - 1].points
+        for _, epoch, price, listed, shown, unresolved in group:
+            moment = datetime.fromtimestamp(epoch, UTC)
+            if unresolved:
+                shown = convert(price, listed, None, moment.date(), currency, table)
+            points.append(HistoryPoint(moment, price, listed, shown))
     return history
 
 
@@ -284,36 +293,107 @@ def product_price_history(
 # which the index answers alone (it carries the price columns). Reading every observation
 # and keeping each bucket's last (DISTINCT ON, or a lead() window) costs a row per
 # observation, ~7 a bucket for a week of daily prices; a probe costs one.
+#
+# Each point's price in the reader's currency is computed here, as ``rates.convert``
+# computes it: unchanged in its own currency (or as listed); else its recorded USD over
+# the reader's currency's rate of its day, to the cent, half up (round() of a positive
+# numeric); NULL when that rate is unknown. The rates are a table of days (``daily``:
+# every day of the span with the rate in force, the newest on or before it, the first
+# source by name when two give one day, as ``rates.RateTable.rate`` reads it) joined to
+# the points on the day: no probe per point, so the plan's cost stays with the bucket
+# probes. ``unresolved`` marks a point with no recorded USD in another currency than
+# USD (collected when its currency had no rate): the caller converts those.
 BUCKET_POINTS_SQL = """
-SELECT s.listing_id, extract(epoch FROM o.observed_at)::float8, o.price, o.currency, o.price_usd
-FROM unnest(%(ids)s::uuid[], %(firsts)s::timestamptz[], %(lasts)s::timestamptz[])
-     AS s(listing_id, first_seen, last_seen)
-CROSS JOIN LATERAL generate_series(
-    date_trunc(%(unit)s, s.first_seen AT TIME ZONE 'UTC'),
-    s.last_seen AT TIME ZONE 'UTC',
-    %(step)s::interval
-) AS b(bucket)
-CROSS JOIN LATERAL (
-    SELECT p.observed_at, p.price, p.currency, p.price_usd
-    FROM {table} p
-    WHERE p.listing_id = s.listing_id
-      AND p.observed_at >= greatest(b.bucket AT TIME ZONE 'UTC', %(start)s::timestamptz)
-      AND p.observed_at < (b.bucket + %(step)s::interval) AT TIME ZONE 'UTC'
-    ORDER BY p.observed_at DESC
-    LIMIT 1
-) AS o
-ORDER BY s.listing_id, b.bucket
+WITH rated AS (
+    -- Per currency, the rates dated inside the span, and the latest before it dated as
+    -- the span's first day; one a day, the first source by name.
+    SELECT DISTINCT ON (r.currency, r.as_of) r.currency,
+           greatest(r.as_of, %(first_day)s::date) AS day, r.rate_to_usd
+    FROM unnest(%(rated)s::text[]) AS c(currency)
+    JOIN {fx} r ON r.currency = c.currency
+    WHERE r.as_of <= %(last_day)s::date
+      AND r.as_of >= coalesce(
+          (SELECT max(m.as_of) FROM {fx} m
+           WHERE m.currency = c.currency AND m.as_of <= %(first_day)s::date),
+          %(first_day)s::date
+      )
+    ORDER BY r.currency, r.as_of, r.source
+),
+filled AS (
+    -- Every day of the span; ``run`` counts the rates dated so far, so each day's run
+    -- holds exactly one rate: the one in force.
+    SELECT k.currency, d.day, x.rate_to_usd,
+           count(x.rate_to_usd) OVER (PARTITION BY k.currency ORDER BY d.day) AS run
+    FROM unnest(%(rated)s::text[]) AS k(currency)
+    CROSS JOIN (
+        SELECT g::date AS day
+        FROM generate_series(%(first_day)s::date, %(last_day)s::date, interval '1 day') g
+        LIMIT %(days)s
+    ) d
+    LEFT JOIN rated x ON x.currency = k.currency AND x.day = d.day
+),
+daily AS MATERIALIZED (
+    SELECT currency, day, max(rate_to_usd) OVER (PARTITION BY currency, run) AS rate
+    FROM filled
+),
+points AS MATERIALIZED (
+    SELECT s.ordinal, b.bucket, o.observed_at, o.price, o.currency, o.price_usd,
+           (o.observed_at AT TIME ZONE 'UTC')::date AS day
+    FROM unnest(%(ids)s::uuid[], %(firsts)s::timestamptz[], %(lasts)s::timestamptz[])
+         WITH ORDINALITY AS s(listing_id, first_seen, last_seen, ordinal)
+    CROSS JOIN LATERAL (
+        SELECT g.bucket FROM generate_series(
+            date_trunc(%(unit)s, s.first_seen AT TIME ZONE 'UTC'),
+            s.last_seen AT TIME ZONE 'UTC',
+            %(step)s::interval
+        ) AS g(bucket)
+        -- Never fewer than a shop has; it gives the planner the count, which it would
+        -- otherwise guess at 1,000 a shop and, past its JIT threshold, compile the query.
+        LIMIT %(buckets)s
+    ) AS b
+    CROSS JOIN LATERAL (
+        SELECT p.observed_at, p.price, p.currency, p.price_usd
+        FROM {table} p
+        WHERE p.listing_id = s.listing_id
+          AND p.observed_at >= greatest(b.bucket AT TIME ZONE 'UTC', %(start)s::timestamptz)
+          AND p.observed_at < (b.bucket + %(step)s::interval) AT TIME ZONE 'UTC'
+        ORDER BY p.observed_at DESC
+        LIMIT 1
+    ) AS o
+)
+SELECT p.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency,
+       CASE
+           WHEN %(target)s IN (%(listed)s, p.currency) THEN p.price
+           ELSE round(
+               coalesce(p.price_usd, CASE WHEN p.currency = 'USD' THEN p.price END)
+               / CASE WHEN %(target)s = 'USD' THEN 1 ELSE target.rate END,
+               2
+           )
+       END,
+       p.price_usd IS NULL AND p.currency <> 'USD' AND %(target)s NOT IN (%(listed)s, p.currency)
+FROM points p
+LEFT JOIN daily target ON target.currency = %(target)s AND target.day = p.day
+ORDER BY p.ordinal, p.bucket
 """
 
 
 def _bucket_points(
-    spans: list[tuple[UUID, datetime, datetime]], *, weekly: bool, start: datetime | None
-) -> list[tuple[UUID, float, Decimal, str, Decimal | None]]:
-    """(listing id, epoch seconds, price, currency, USD) of each shop's last observation of
-    each bucket from its first to its last moment (at or after ``start``), oldest first per
-    shop. The moment comes as epoch seconds: Django's timestamptz loader is pure Python and
-    would cost more than the rest of the read."""
-    sql = BUCKET_POINTS_SQL.format(table=PriceObservation._meta.db_table)
+    spans: list[tuple[UUID, datetime, datetime]],
+    *,
+    weekly: bool,
+    start: datetime | None,
+    currency: str,
+    first_day: date,
+    last_day: date,
+) -> list[tuple[int, float, Decimal, str, Decimal | None, bool]]:
+    """(shop's place in ``spans`` from 1, epoch seconds, price, currency, price in
+    ``currency``, unresolved) of each shop's last observation of each bucket from its
+    first to its last moment (at or after ``start``), shop by shop, oldest first, with
+    the reader's currency's daily rates from ``first_day`` to ``last_day``. The
+    moment comes as epoch seconds and the shop as its place: Django's timestamptz loader
+    is pure Python and would cost more than the rest of the read, and so would a UUID a
+    row."""
+    sql = BUCKET_POINTS_SQL.format(table=PriceObservation._meta.db_table, fx=FxRate._meta.db_table)
     params: dict[str, Any] = {
         "ids": [span[0] for span in spans],
         "firsts": [span[1] for span in spans],
@@ -322,10 +402,20 @@ def _bucket_points(
         "step": "7 days" if weekly else "1 day",
         # greatest() ignores a NULL: no start, no bound.
         "start": start,
+        # The most buckets a shop can have: the days from the first moment to the last.
+        "buckets": (last_day - first_day).days // (7 if weekly else 1) + 2,
+        "days": (last_day - first_day).days + 1,
+        "target": currency,
+        "listed": LISTED,
+        # The reader's currency is the one whose daily rates are read (none for USD, or
+        # for the prices as listed).
+        "rated": [] if currency in (LISTED, "USD") else [currency],
+        "first_day": first_day,
+        "last_day": last_day,
     }
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows: list[tuple[UUID, float, Decimal, str, Decimal | None]] = cursor.fetchall()
+        rows: list[tuple[int, float, Decimal, str, Decimal | None, bool]] = cursor.fetchall()
     return rows
 
 

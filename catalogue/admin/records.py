@@ -127,6 +127,11 @@ class AwardAdmin(CurationPermissions, ReadOnlyAdmin):
 
 
 class ReverifiedForm(forms.Form):
+    verdict = forms.ChoiceField(
+        choices=VerificationCheck.Verdict.choices,
+        initial=VerificationCheck.Verdict.AGREES,
+        label="What the shop shows, against the listing",
+    )
     result = forms.CharField(max_length=200, label="What the fresh read found")
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="How it was checked")
 
@@ -134,6 +139,7 @@ class ReverifiedForm(forms.Form):
 @admin.register(Reverification)
 class ReverificationAdmin(CurationPermissions, ReadOnlyAdmin):
     list_display = ["reason", "product", "listing", "queued_at", "done_at", "result"]
+    search_fields = ["product__name", "listing__listed_name", "listing__source_sku"]
     list_filter = [("done_at", admin.EmptyFieldListFilter), "reason"]
     list_select_related = ["product", "listing", "listing__location"]
     actions = ["mark_done"]
@@ -155,16 +161,19 @@ class ReverificationAdmin(CurationPermissions, ReadOnlyAdmin):
             return None
         return confirm_page(
             self, request, queryset, action="mark_done", title="Mark reverifications done",
-            question="Say what the fresh read found.", verb="Mark done", form=form,
+            question="Say what the fresh read found: each listing read is recorded as a "
+            "verification check with your verdict.", verb="Mark done", form=form,
         )  # fmt: skip
 
 
 @admin.register(VerificationRun)
 class VerificationRunAdmin(ReadOnlyAdmin):
     list_display = ["started_at", "finished_at", "mode", "n"]
+    list_filter = ["mode"]
 
 
 @admin.register(VerificationCheck)
 class VerificationCheckAdmin(ReadOnlyAdmin):
-    list_display = ["checked_at", "listing", "verdict", "cleared_at"]
-    list_select_related = ["listing", "listing__location"]
+    list_display = ["checked_at", "listing", "verdict", "run", "cleared_at"]
+    list_filter = ["verdict"]
+    list_select_related = ["listing", "listing__location", "run"]

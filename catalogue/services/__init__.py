@@ -75,7 +75,13 @@ from catalogue.services.rederive import (
     RederiveReport,
     products_rederive,
 )
-from catalogue.services.reverify import reverification_done, reverifications_queue_old_rules
+from catalogue.services.reverify import (
+    CheckRead,
+    reverification_done,
+    reverifications_queue_changed_data,
+    reverifications_queue_old_rules,
+    verification_record,
+)
 from catalogue.services.sightings import (
     RawFragment,
     Sighting,
@@ -88,6 +94,7 @@ __all__ = [
     "EDIT_PERMISSION",
     "AlertReport",
     "AliasReport",
+    "CheckRead",
     "FxBook",
     "FxQuote",
     "IdentityBook",
@@ -132,8 +139,10 @@ __all__ = [
     "products_rederive_and_fold",
     "retailer_ensure",
     "reverification_done",
+    "reverifications_queue_changed_data",
     "reverifications_queue_old_rules",
     "standard_for",
     "time_refusal",
     "variation_alias_set",
+    "verification_record",
 ]

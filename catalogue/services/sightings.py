@@ -11,6 +11,7 @@ from uuid import UUID
 
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 
 from catalogue.collection_records import IdentityMode, RawRecord
 from catalogue.identity.brands import display_name
@@ -19,6 +20,7 @@ from catalogue.identity.keys import House, Listed, Standard, vetoed
 from catalogue.identity.quantity import Unit
 from catalogue.identity.text import slug_fold
 from catalogue.models import (
+    LISTED_IDENTITY_COLUMNS,
     Brand,
     Listing,
     Location,
@@ -322,6 +324,13 @@ def listing_record_sighting(
         if raw is not None:
             columns["listed_record_id"] = _raw_record_for(listing, raw)
         changed = {k: v for k, v in columns.items() if getattr(listing, k) != v}
+        if changed.keys() & set(LISTED_IDENTITY_COLUMNS) and any(
+            getattr(listing, k) is not None for k in LISTED_IDENTITY_COLUMNS
+        ):
+            # What the shop says the product is changed (a first fill of a listing that
+            # held none of it is not a change): later than its last check, the listing
+            # waits for a fresh read (services.reverifications_queue_changed_data).
+            changed["listed_changed_at"] = timezone.now()
         if listing.product_id != product.pk:
             changed["product"] = product
         if sighting.url and listing.url != sighting.url:

@@ -85,10 +85,10 @@ def test_a_day_is_its_last_observation(shelf):
     assert len(lhr_points) == 3
 
 
-def test_the_history_converts_each_price_at_its_own_day_in_three_queries(
+def test_the_history_converts_each_price_at_its_own_day_in_two_queries(
     shelf, django_assert_num_queries
 ):
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(2):
         history = product_price_history(shelf, currency="EUR")
     by_shop = {h.listing.location.iata: h for h in history.shops}
     assert sorted(by_shop) == ["HEL", "LHR"]  # the hidden shop is not shown
@@ -267,3 +267,49 @@ def test_the_points_are_each_shops_last_observation_of_each_bucket(days, since):
     }
     assert history.weekly == (days > 400)
     assert got == expected
+
+
+@pytest.mark.parametrize("currency", ["EUR", "GBP", "USD", LISTED])
+def test_each_point_converts_as_one_price_converts(currency):
+    """The points converted in SQL agree with ``rates.convert`` of each one at its own day:
+    rates dated before the span, days without a rate, two sources on one day (the first by
+    name wins), prices with and without a recorded USD, shops in four currencies."""
+    import random
+
+    from catalogue.rates import convert
+
+    rng = random.Random(currency)
+    product = ProductFactory()
+    for n, shop_currency in enumerate(("EUR", "GBP", "USD", "CHF")):
+        listing = ListingFactory(
+            product=product, location=LocationFactory(code=f"p{n}", currency=shop_currency)
+        )
+        for day in range(0, 60, 2):
+            price = Decimal(rng.randint(1000, 20000)) / 100
+            usd = (price * Decimal("1.3")).quantize(Decimal("0.01")) if day % 6 else None
+            PriceObservationFactory(
+                listing=listing, price=price, currency=shop_currency, price_usd=usd,
+                fx_rate=Decimal("1.3") if usd else None, fx_as_of=date(2026, 1, 1) if usd else None,
+                fx_source="test" if usd else "",
+                observed_at=at(1) + (at(2) - at(1)) * day,
+            )  # fmt: skip
+    for rate_currency in ("EUR", "GBP", "CHF"):
+        FxRateFactory(currency=rate_currency, rate_to_usd=Decimal("1.05"), as_of=date(2025, 11, 1))
+        for day in rng.sample(range(60), 20):
+            when = date.fromordinal(date(2026, 1, 1).toordinal() + day)
+            for source in rng.sample(["ecb", "bank", "zeta"], rng.randint(1, 2)):
+                FxRateFactory(currency=rate_currency, as_of=when, source=source,
+                              rate_to_usd=Decimal(rng.randint(80, 160)) / 100)  # fmt: skip
+    history = product_price_history(product, currency=currency)
+    table = rate_table(["EUR", "GBP", "CHF"], date(2025, 1, 1), date(2026, 12, 31))
+    observations = {
+        (o.listing_id, o.observed_at): o for o in PriceObservation.objects.filter(
+            listing__product=product)
+    }  # fmt: skip
+    points = [(shop.listing.pk, p) for shop in history.shops for p in shop.points]
+    assert len(points) == 4 * 30
+    for listing_id, point in points:
+        o = observations[(listing_id, point.observed_at)]
+        expected = convert(o.price, o.currency, o.price_usd, point.observed_at.date(), currency,
+                           table)  # fmt: skip
+        assert point.display_price == expected, (o.currency, o.price_usd, point.observed_at)

@@ -48,6 +48,7 @@ def test_the_console_action_marks_rows_done(client, editor, old_product):
     row = Reverification.objects.get()
     chosen = {"action": "mark_done", "_selected_action": [row.pk]}
     assert client.post(url, chosen).status_code == 200  # the confirmation page
-    client.post(url, {**chosen, "confirm": "yes", "result": "agrees", "note": "checked"})
+    answer = {"confirm": "yes", "verdict": "agrees", "result": "agrees", "note": "checked"}
+    client.post(url, {**chosen, **answer})
     row.refresh_from_db()
     assert row.result == "agrees" and row.done_at is not None
