@@ -5,8 +5,9 @@ onboarding tasks. Read-only otherwise: batches change only through their service
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -291,26 +292,54 @@ class BatchAdmin(ReviewersOnly, admin.ModelAdmin):
         return None
 
 
+class RegistryIdForm(forms.Form):
+    registry_id = forms.CharField(
+        max_length=64,
+        help_text="The person's Cricsheet registry id (a known id is that person; a new one "
+        "makes a new person when the batch publishes).",
+    )
+
+
+class TeamForm(forms.Form):
+    def __init__(self, *args: Any, teams: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["team"] = forms.ChoiceField(
+            choices=[(t, t) for t in teams], help_text="The match's team they played for."
+        )
+
+
 @admin.register(BatchParticipantOnboardingTask)
 class OnboardingTaskAdmin(ReviewersOnly, admin.ModelAdmin):
-    list_display = ("task_reference", "batch", "name", "registry_id", "candidates", "decision")
-    list_filter = ("decision",)
+    list_display = (
+        "task_reference",
+        "batch",
+        "name",
+        "registry_id",
+        "team",
+        "reason",
+        "candidates",
+        "decision",
+    )
+    list_filter = ("reason", "decision")
     search_fields = ("task_reference", "name", "registry_id")
     readonly_fields = (
         "task_reference",
         "batch",
         "item",
+        "participant_key",
         "name",
         "registry_id",
+        "team",
         "reason",
         "candidates",
         "decision",
         "participant",
+        "placed_in",
         "resolved_by",
         "resolved_at",
     )
     fields = readonly_fields
-    actions = ("link_to_candidate", "accept_creation")
+    actions = ("link_to_candidate", "accept_creation", "give_registry_id", "place_in_team")
 
     def get_queryset(self, request):
         queryset = super().get_queryset(request)
@@ -336,6 +365,44 @@ class OnboardingTaskAdmin(ReviewersOnly, admin.ModelAdmin):
     def accept_creation(self, request, queryset):
         for task in queryset:
             self._resolve(request, task, create=True)
+
+    @admin.action(
+        description="Give the registry id (a player listed with none)", permissions=["review"]
+    )
+    def give_registry_id(self, request, queryset):
+        form = confirmed_form(request, RegistryIdForm)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self,
+                request,
+                queryset,
+                action="give_registry_id",
+                title="Give the registry id of this person",
+                form=form,
+            )
+        for task in queryset:
+            self._resolve(request, task, registry_id=form.cleaned_data["registry_id"])
+        return None
+
+    @admin.action(
+        description="Place in one of the match's teams (a team not recognised)",
+        permissions=["review"],
+    )
+    def place_in_team(self, request, queryset):
+        teams = sorted({team for task in queryset for team in task.candidates})
+        form = confirmed_form(request, TeamForm, teams=teams)
+        if not form.is_bound or not form.is_valid():
+            return confirm_page(
+                self,
+                request,
+                queryset,
+                action="place_in_team",
+                title="Place these players in a team",
+                form=form,
+            )
+        for task in queryset:
+            self._resolve(request, task, team=form.cleaned_data["team"])
+        return None
 
     def _resolve(self, request, task, **answer) -> None:
         try:

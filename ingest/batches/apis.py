@@ -106,7 +106,10 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     @extend_schema(request=OnboardingAnswerSerializer, responses=OnboardingTaskSerializer)
     @action(detail=True, methods=["post"])
     def onboarding(self, request: Request, pk=None) -> Response:
-        """Answer one of the batch's onboarding tasks: link a participant, or create one."""
+        """Answer one of the batch's onboarding tasks with the answer its reason takes: a
+        namesake links a participant or creates one; a player without a registry id is
+        given one (``registry_id``) or linked to a participant; a player under a team
+        that is not the match's is placed in one of its two (``team``)."""
         batch = self.get_object()
         data = OnboardingAnswerSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -118,5 +121,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             reviewer=signed_in(request.user),
             participant=data.validated_data.get("participant"),
             create=data.validated_data["create"],
+            registry_id=data.validated_data["registry_id"],
+            team=data.validated_data["team"],
         )
         return Response(OnboardingTaskSerializer(task).data)

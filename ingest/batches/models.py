@@ -402,9 +402,20 @@ class BatchStateTransition(models.Model):
 
 
 class OnboardingReason(models.TextChoices):
+    """Why a person a file names needs a reviewer, each with its answers
+    (``ONBOARDING_ANSWERS``)."""
+
     NAMESAKE_UNDER_OTHER_ID = (
         "namesake_under_other_id",
         ("Unknown registry id, but a participant of the same name exists under another id"),
+    )
+    NO_DURABLE_IDENTIFIER = (
+        "no_durable_identifier",
+        "Listed in a team with no registry id: nothing lasting says who they are",
+    )
+    TEAM_NOT_RECOGNISED = (
+        "team_not_recognised",
+        "Listed under a team that is not one of the match's two teams",
     )
 
 
@@ -412,6 +423,29 @@ class OnboardingDecision(models.TextChoices):
     OUTSTANDING = "outstanding", "Outstanding"
     LINKED = "linked", "Linked to an existing participant"
     CREATE = "create", "A new participant is created"
+    IDENTIFIED = "identified", "Given a registry id"
+    PLACED = "placed", "Placed in one of the match's teams"
+
+
+#: The decisions that answer each reason (the database holds a task to them).
+ONBOARDING_ANSWERS: dict[str, tuple[str, ...]] = {
+    OnboardingReason.NAMESAKE_UNDER_OTHER_ID: (
+        OnboardingDecision.LINKED,
+        OnboardingDecision.CREATE,
+    ),
+    OnboardingReason.NO_DURABLE_IDENTIFIER: (
+        OnboardingDecision.LINKED,
+        OnboardingDecision.IDENTIFIED,
+    ),
+    OnboardingReason.TEAM_NOT_RECOGNISED: (OnboardingDecision.PLACED,),
+}
+
+
+def _answers_fit_reasons() -> Q:
+    fits = Q()
+    for reason, decisions in ONBOARDING_ANSWERS.items():
+        fits |= Q(reason=reason, decision__in=[str(d) for d in decisions])
+    return fits
 
 
 class BatchParticipantOnboardingTask(models.Model):
@@ -423,9 +457,16 @@ class BatchParticipantOnboardingTask(models.Model):
     task_reference = models.CharField(max_length=40, unique=True)
     batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="onboarding_tasks")
     item = models.ForeignKey(BatchItem, on_delete=models.PROTECT, related_name="onboarding_tasks")
+    # How onboarding finds the task (``source:<registry id>``, else ``name:<name>::<team>``);
+    # an answer may change it, so nothing addresses a task by it.
     participant_key = models.CharField(max_length=300)
     name = models.CharField(max_length=256)
-    registry_id = models.CharField(max_length=64)
+    # Empty while the person has none (no_durable_identifier); the answer's id after.
+    registry_id = models.CharField(max_length=64, blank=True)
+    # The team the file lists the person under, as written (for team_not_recognised, the
+    # one that is not the match's), and the match's team a reviewer placed them in.
+    team = models.CharField(max_length=256, blank=True)
+    placed_in = models.CharField(max_length=256, blank=True)
     reason = models.CharField(max_length=32, choices=OnboardingReason.choices)
     candidates = models.JSONField(default=list)
     decision = models.CharField(
@@ -456,6 +497,18 @@ class BatchParticipantOnboardingTask(models.Model):
             models.CheckConstraint(
                 condition=~Q(decision="linked") | Q(participant__isnull=False),
                 name="onboarding_task_link_names_participant",
+            ),
+            models.CheckConstraint(
+                condition=Q(decision="outstanding") | _answers_fit_reasons(),
+                name="onboarding_task_decision_fits_reason",
+            ),
+            models.CheckConstraint(
+                condition=~Q(decision__in=["linked", "identified"]) | ~Q(registry_id=""),
+                name="onboarding_task_answer_names_id",
+            ),
+            models.CheckConstraint(
+                condition=~Q(decision="placed") | ~Q(placed_in=""),
+                name="onboarding_task_placement_names_team",
             ),
         ]
         indexes = [

@@ -104,6 +104,20 @@ class OnboardingAnswerSerializer(serializers.Serializer):
     # A declared field leaves the class attributes (DRF's metaclass collects it), so it
     # does not replace Serializer.create; the stubs see an override.
     create = serializers.BooleanField(default=False)  # type: ignore[assignment]
+    registry_id = serializers.CharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="For no_durable_identifier: the person's Cricsheet registry id.",
+    )
+    team = serializers.CharField(
+        max_length=256,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="For team_not_recognised: the match's team the person played for.",
+    )
 
 
 class BatchItemSerializer(serializers.ModelSerializer):
@@ -134,12 +148,15 @@ class OnboardingTaskSerializer(serializers.ModelSerializer):
         model = BatchParticipantOnboardingTask
         fields = (
             "task_reference",
+            "participant_key",
             "name",
             "registry_id",
+            "team",
             "reason",
             "candidates",
             "decision",
             "participant",
+            "placed_in",
             "resolved_at",
         )
         read_only_fields = fields
@@ -181,6 +198,7 @@ class BatchSerializer(serializers.ModelSerializer):
             "package_version",
             "sha256",
             "state",
+            "superseded_by",
             "created_at",
             "updated_at",
         )

@@ -22,7 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from accounts.models import User
@@ -35,6 +35,7 @@ from cricket.source_revisions import SOURCE_REVISION, source_correction_diff
 from ingest.batches.limits import batch_files_collect
 from ingest.batches.models import (
     BATCH_TRANSITIONS,
+    ONBOARDING_ANSWERS,
     Batch,
     BatchCheckpoint,
     BatchItem,
@@ -51,6 +52,7 @@ from ingest.batches.models import (
     PublicationOutcome,
     ReviewDecision,
 )
+from ingest.batches.onboarding import Gaps, answered, gaps_of, stand_ins
 from ingest.batches.permissions import (
     may_submit_batches,
     review_refusal,
@@ -66,7 +68,7 @@ from ingest.batches.phases import (
     take_lease,
 )
 from ingest.cricsheet.importer import Importer, Outcome, match_id_of
-from ingest.cricsheet.validate import CricsheetRejected, load
+from ingest.cricsheet.validate import REGISTRY_ID_MAX, CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
 from omnium.progress import ProgressCallback
 from sports.models import (
@@ -201,6 +203,7 @@ def batch_submit(
     BatchItem.objects.bulk_create(items)
     batch.state = ""
     _transition(batch, BatchState.RECEIVED, actor=submitter, reason=f"{len(files)} file(s)")
+    _supersede_earlier(batch, matches={item.source_identity for item in items})
     audit_record(
         actor=submitter,
         action="ingest.batch_submit",
@@ -209,6 +212,36 @@ def batch_submit(
         detail={"files": len(files), "sha256": sha, "idempotency_key": key},
     )
     return batch, True
+
+
+def _supersede_earlier(batch: Batch, *, matches: set[str]) -> list[Batch]:
+    """Mark the submitter's earlier batches for the same files as superseded by ``batch``:
+    each one not already superseded whose every file (by match id) is in ``batch``. The
+    earlier batch keeps everything it holds; it can no longer be approved (its reviewer
+    reviews the later one). Returns the batches marked, each with an audit row."""
+    outside = BatchItem.objects.filter(batch=OuterRef("pk")).exclude(source_identity__in=matches)
+    replaced = list(
+        Batch.objects.select_for_update()
+        .filter(
+            submitter_id=batch.submitter_id,
+            superseded_by__isnull=True,
+            pk__in=BatchItem.objects.filter(source_identity__in=matches).values("batch_id"),
+        )
+        .exclude(pk=batch.pk)
+        .exclude(Exists(outside))
+        .order_by("created_at", "pk")
+    )
+    for earlier in replaced:
+        earlier.superseded_by = batch
+        earlier.save(update_fields=["superseded_by", "updated_at"])
+        audit_record(
+            actor=batch.submitter,
+            action="ingest.batch_superseded",
+            entity=earlier,
+            key=earlier.pk,
+            detail={"superseded_by": str(batch.pk), "files": len(matches)},
+        )
+    return replaced
 
 
 def _paths(files: Sequence[tuple[str, bytes]]) -> dict[str, list[PathStep] | None]:
@@ -358,6 +391,13 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
         problems = [{"path": "(file)", "rule": "bytes-kept", "message": str(exc)}]
     except CricsheetRejected as exc:
         problems = [{"path": p.path, "rule": p.rule, "message": p.message} for p in exc.problems]
+        # A known match's revision is applied as corrections of the live one, which cannot
+        # wait on a person: such a file stays invalid, with its problems.
+        onboardable = None if _match_known(item) else _onboardable(item, raw, kinds=kinds)
+        if onboardable is not None:
+            document, gaps = onboardable
+            resolution = _resolve(item, document, gaps=gaps)
+            problems = []
     else:
         resolution = _resolve(item, document)
         if item.operation == ItemOperation.CORRECT and not problems:
@@ -382,6 +422,36 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
             "correction_target",
         ]
     )
+
+
+def _match_known(item: BatchItem) -> bool:
+    return ExternalIdMap.objects.filter(
+        source_code=SOURCE, entity_type=EntityType.FIXTURE, external_id=item.source_identity
+    ).exists()
+
+
+def _onboardable(
+    item: BatchItem, raw: bytes, *, kinds: set[str]
+) -> tuple[dict[str, Any], Gaps] | None:
+    """The parsed file and its onboarding gaps, when those gaps are its only problems (the
+    file with stand-ins in them passes the contract whole); else None."""
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        return None
+    gaps = gaps_of(document)
+    if not gaps:
+        return None
+    try:
+        load(
+            json.dumps(stand_ins(document, gaps)).encode(),
+            filename=item.filename,
+            match_id=item.source_identity,
+            kinds=kinds,
+        )
+    except CricsheetRejected:
+        return None
+    return document, gaps
 
 
 class ItemBytesGone(Exception):
@@ -429,10 +499,15 @@ def _correction_problems(
     return []
 
 
-def _resolve(item: BatchItem, document: dict[str, Any]) -> dict[str, Any]:
+def _resolve(
+    item: BatchItem, document: dict[str, Any], *, gaps: Gaps | None = None
+) -> dict[str, Any]:
     """The evidence for every person the file names (by registry id, never by name) and the
-    match itself; an unknown id whose name is already someone else's opens a task."""
+    match itself; an unknown id whose name is already someone else's opens a task, and so
+    does each of the file's onboarding ``gaps`` (a listed player with no id, or listed
+    under a team that is not the match's)."""
     names: dict[str, str] = document["info"]["registry"]["people"]
+    gaps = gaps or Gaps()
     ids = set(names.values())
     known = dict(
         ExternalIdMap.objects.filter(
@@ -440,6 +515,7 @@ def _resolve(item: BatchItem, document: dict[str, Any]) -> dict[str, Any]:
         ).values_list("external_id", "internal_id")
     )
     unknown_names = [name for name, rid in names.items() if rid not in known]
+    unknown_names += list(gaps.unidentified)
     namesakes: dict[str, list[str]] = {}
     for name, participant_id in (
         ParticipantAlias.objects.filter(
@@ -456,7 +532,13 @@ def _resolve(item: BatchItem, document: dict[str, Any]) -> dict[str, Any]:
         if rid in known:
             entry = {"resolution": "known", "participant": str(known[rid])}
         elif name in namesakes:
-            task = _onboarding_task(item, name=name, registry_id=rid, candidates=namesakes[name])
+            task = _onboarding_task(
+                item,
+                reason=OnboardingReason.NAMESAKE_UNDER_OTHER_ID,
+                name=name,
+                registry_id=rid,
+                candidates=namesakes[name],
+            )
             entry = {
                 "resolution": "ambiguous",
                 "candidates": namesakes[name],
@@ -465,7 +547,41 @@ def _resolve(item: BatchItem, document: dict[str, Any]) -> dict[str, Any]:
         else:
             entry = {"resolution": "new"}
         people.append({"name": name, "registry_id": rid, **entry})
+    for name, team in gaps.unidentified.items():
+        task = _onboarding_task(
+            item,
+            reason=OnboardingReason.NO_DURABLE_IDENTIFIER,
+            name=name,
+            registry_id="",
+            candidates=namesakes.get(name, []),
+            team=team,
+        )
+        people.append(
+            {
+                "name": name,
+                "registry_id": "",
+                "resolution": "unidentified",
+                "candidates": task.candidates,
+                "task_reference": task.task_reference,
+            }
+        )
     evidence: dict[str, Any] = {"people": people}
+    if gaps.unplaced:
+        evidence["placements"] = [
+            {
+                "name": name,
+                "team": team,
+                "task_reference": _onboarding_task(
+                    item,
+                    reason=OnboardingReason.TEAM_NOT_RECOGNISED,
+                    name=name,
+                    registry_id=names.get(name, ""),
+                    candidates=list(gaps.teams),
+                    team=team,
+                ).task_reference,
+            }
+            for name, team in gaps.unplaced.items()
+        ]
     fixture_id = (
         ExternalIdMap.objects.filter(
             source_code=SOURCE, entity_type=EntityType.FIXTURE, external_id=item.source_identity
@@ -493,23 +609,45 @@ def _resolve(item: BatchItem, document: dict[str, Any]) -> dict[str, Any]:
     return evidence
 
 
+def _participant_key(*, name: str, registry_id: str, team: str = "") -> str:
+    """How onboarding finds a person's task: by the source's id where the file gives one,
+    else by name and team. An answer can change it, so no decision addresses a task by it."""
+    return f"source:{registry_id}" if registry_id else f"name:{name}::{team}"
+
+
 def _onboarding_task(
-    item: BatchItem, *, name: str, registry_id: str, candidates: list[str]
+    item: BatchItem,
+    *,
+    reason: str,
+    name: str,
+    registry_id: str,
+    candidates: list[str],
+    team: str = "",
 ) -> BatchParticipantOnboardingTask:
-    """One task per batch and registry id (two files naming the same person share it)."""
-    existing = BatchParticipantOnboardingTask.objects.filter(
-        batch_id=item.batch_id, registry_id=registry_id
-    ).first()
+    """The task for one person and reason. A namesake is one task per batch and registry id
+    (two files naming the same person share it); a person without an id, or under a team
+    not the match's, is one per file (two files' namesakes may be two people)."""
+    tasks = BatchParticipantOnboardingTask.objects.filter(batch_id=item.batch_id, reason=reason)
+    if reason == OnboardingReason.NAMESAKE_UNDER_OTHER_ID:
+        existing = tasks.filter(registry_id=registry_id).first()
+    else:
+        existing = tasks.filter(item=item, name=name).first()
     if existing is not None:
         return existing
     return BatchParticipantOnboardingTask.objects.create(
         task_reference=f"obt_{secrets.token_urlsafe(18)}",
         batch_id=item.batch_id,
         item=item,
-        participant_key=f"source:{registry_id}",
+        # An unrecognised team is what the task asks about, so the key leaves it out.
+        participant_key=_participant_key(
+            name=name,
+            registry_id=registry_id,
+            team="" if reason == OnboardingReason.TEAM_NOT_RECOGNISED else team,
+        ),
         name=name,
         registry_id=registry_id,
-        reason=OnboardingReason.NAMESAKE_UNDER_OTHER_ID,
+        team=team,
+        reason=reason,
         candidates=candidates,
     )
 
@@ -524,10 +662,20 @@ def onboarding_task_resolve(
     reviewer: User,
     participant: Participant | None = None,
     create: bool = False,
+    registry_id: str = "",
+    team: str = "",
 ) -> BatchParticipantOnboardingTask:
-    """Answer a task: ``participant`` links the registry id to that existing person (the
-    id-map row is written now); ``create=True`` accepts that the file names a new person,
-    created under the file's registry id when the batch publishes."""
+    """Answer a task, with the answer its reason takes (``ONBOARDING_ANSWERS``):
+
+    - ``namesake_under_other_id``: ``participant`` links the registry id to that existing
+      person (the id-map row is written now); ``create=True`` accepts that the file names
+      a new person, created under the file's registry id when the batch publishes.
+    - ``no_durable_identifier``: ``registry_id`` is the person's id (publication lists it
+      in the file's registry: a known id is its person, a new one a new person), or
+      ``participant`` names the existing person, whose registry id is used.
+    - ``team_not_recognised``: ``team``, one of the match's two teams, is where the person
+      played (publication lists them there).
+    """
     task = (
         BatchParticipantOnboardingTask.objects.select_for_update()
         .select_related("batch")
@@ -541,31 +689,61 @@ def onboarding_task_resolve(
         raise PermissionDenied(refusal)
     if task.decision != OnboardingDecision.OUTSTANDING:
         raise ValidationError(f"onboarding task {task_reference} is already {task.decision}")
-    if (participant is None) == (not create):
-        raise ValidationError("answer a task with either a participant to link or create=True")
-    if participant is not None:
-        if participant.merged_into_id is not None:
-            raise ValidationError(f"participant {participant.pk} was merged; link its survivor")
-        taken = ExternalIdMap.objects.filter(
-            source_code=SOURCE, entity_type=EntityType.PARTICIPANT, external_id=task.registry_id
-        ).first()
-        if taken is not None:
-            raise ValidationError(
-                f"registry id {task.registry_id} is already linked to {taken.internal_id}"
-            )
-        ExternalIdMap.objects.create(
-            source_code=SOURCE,
-            entity_type=EntityType.PARTICIPANT,
-            external_id=task.registry_id,
-            internal_id=participant.pk,
-            origin=LinkOrigin.ONBOARDING,
-            created_by=actor_label(reviewer),
+    given = {
+        "participant": participant is not None,
+        "create": create,
+        "registry_id": bool(registry_id.strip()),
+        "team": bool(team.strip()),
+    }
+    takes = {
+        OnboardingReason.NAMESAKE_UNDER_OTHER_ID: ("participant", "create"),
+        OnboardingReason.NO_DURABLE_IDENTIFIER: ("participant", "registry_id"),
+        OnboardingReason.TEAM_NOT_RECOGNISED: ("team",),
+    }[OnboardingReason(task.reason)]
+    answers = [name for name, present in given.items() if present]
+    if len(answers) != 1 or answers[0] not in takes:
+        raise ValidationError(
+            f"onboarding task {task_reference} ({task.get_reason_display().lower()}) is "
+            f"answered with exactly one of: {', '.join(takes)}"
         )
-        task.decision, task.participant = OnboardingDecision.LINKED, participant
+    if task.reason == OnboardingReason.NAMESAKE_UNDER_OTHER_ID:
+        if participant is not None:
+            _link_registry_id(task, participant, reviewer=reviewer)
+            task.decision, task.participant = OnboardingDecision.LINKED, participant
+        else:
+            task.decision = OnboardingDecision.CREATE
+    elif task.reason == OnboardingReason.NO_DURABLE_IDENTIFIER:
+        if participant is not None:
+            task.registry_id = _registry_id_of(participant)
+            task.decision, task.participant = OnboardingDecision.LINKED, participant
+        else:
+            task.registry_id = _new_registry_id(task, registry_id.strip())
+            task.decision = OnboardingDecision.IDENTIFIED
+        task.participant_key = _participant_key(name=task.name, registry_id=task.registry_id)
     else:
-        task.decision = OnboardingDecision.CREATE
+        team = team.strip()
+        if team not in task.candidates:
+            raise ValidationError(
+                f"{team!r} is not one of the match's teams: {', '.join(task.candidates)}"
+            )
+        task.placed_in, task.decision = team, OnboardingDecision.PLACED
+        task.participant_key = _participant_key(
+            name=task.name, registry_id=task.registry_id, team=team
+        )
+    if task.decision not in ONBOARDING_ANSWERS[task.reason]:  # the database holds it too
+        raise ValueError(f"{task.decision} does not answer {task.reason}")
     task.resolved_by, task.resolved_at = reviewer, timezone.now()
-    task.save(update_fields=["decision", "participant", "resolved_by", "resolved_at"])
+    task.save(
+        update_fields=[
+            "decision",
+            "participant",
+            "registry_id",
+            "placed_in",
+            "participant_key",
+            "resolved_by",
+            "resolved_at",
+        ]
+    )
     audit_record(
         actor=reviewer,
         action="ingest.onboarding_task_resolve",
@@ -573,12 +751,75 @@ def onboarding_task_resolve(
         key=task.task_reference,
         detail={
             "batch": str(task.batch_id),
+            "reason": task.reason,
             "registry_id": task.registry_id,
             "decision": task.decision,
             "participant": str(participant.pk) if participant else None,
+            "placed_in": task.placed_in,
         },
     )
     return task
+
+
+def _link_registry_id(
+    task: BatchParticipantOnboardingTask, participant: Participant, *, reviewer: User
+) -> None:
+    if participant.merged_into_id is not None:
+        raise ValidationError(f"participant {participant.pk} was merged; link its survivor")
+    taken = ExternalIdMap.objects.filter(
+        source_code=SOURCE, entity_type=EntityType.PARTICIPANT, external_id=task.registry_id
+    ).first()
+    if taken is not None:
+        raise ValidationError(
+            f"registry id {task.registry_id} is already linked to {taken.internal_id}"
+        )
+    ExternalIdMap.objects.create(
+        source_code=SOURCE,
+        entity_type=EntityType.PARTICIPANT,
+        external_id=task.registry_id,
+        internal_id=participant.pk,
+        origin=LinkOrigin.ONBOARDING,
+        created_by=actor_label(reviewer),
+    )
+
+
+def _registry_id_of(participant: Participant) -> str:
+    """The Cricsheet registry id of an existing person, which a file without one takes."""
+    if participant.merged_into_id is not None:
+        raise ValidationError(f"participant {participant.pk} was merged; name its survivor")
+    found = (
+        ExternalIdMap.objects.filter(
+            source_code=SOURCE, entity_type=EntityType.PARTICIPANT, internal_id=participant.pk
+        )
+        .order_by("external_id")
+        .values_list("external_id", flat=True)
+        .first()
+    )
+    if found is None:
+        raise ValidationError(
+            f"{participant} has no Cricsheet registry id; answer with the registry id instead"
+        )
+    return found
+
+
+def _new_registry_id(task: BatchParticipantOnboardingTask, registry_id: str) -> str:
+    """A reviewer's registry id for a person: short enough, one word, and not another
+    person's in the same file."""
+    if len(registry_id) > REGISTRY_ID_MAX or any(ch.isspace() for ch in registry_id):
+        raise ValidationError(
+            f"registry id {registry_id!r}: one word of at most {REGISTRY_ID_MAX} characters"
+        )
+    others = {
+        person["registry_id"]: person["name"]
+        for person in task.item.resolution.get("people", [])
+        if person.get("registry_id") and person["name"] != task.name
+    }
+    if registry_id in others:
+        raise ValidationError(
+            f"registry id {registry_id} is {others[registry_id]}'s in {task.item.filename}; "
+            f"{task.name} is another person"
+        )
+    return registry_id
 
 
 # --- review ---------------------------------------------------------------------------------
@@ -600,6 +841,11 @@ def batch_review(*, batch: Batch, reviewer: User, approve: bool, reason: str) ->
         raise ValidationError(
             f"batch {batch.pk} is {batch.get_state_display().lower()}; only a batch awaiting "
             "review can be decided"
+        )
+    if approve and batch.superseded_by_id is not None:
+        raise ValidationError(
+            f"batch {batch.pk} is superseded by batch {batch.superseded_by_id}, a later one "
+            "for the same files; review that one"
         )
     if approve:
         outstanding = list(
@@ -711,7 +957,7 @@ def _publish_item(importer: Importer, item: BatchItem) -> None:
         item.publication, item.publication_error = PublicationOutcome.FAILED, str(exc)
         item.save(update_fields=["publication", "publication_error", "published_at"])
         return
-    result = importer.import_file(raw, filename=item.filename)
+    result = importer.import_file(_with_answers(item, raw), filename=item.filename)
     item.submission_id = result.submission_id
     if result.outcome in (Outcome.NEW, Outcome.UPDATED):
         item.publication, item.fixture_id = PublicationOutcome.PUBLISHED, result.fixture_id
@@ -724,6 +970,34 @@ def _publish_item(importer: Importer, item: BatchItem) -> None:
     )
     if result.revisions:
         item.published_deliveries.set(result.revisions)
+
+
+def _with_answers(item: BatchItem, raw: bytes) -> bytes:
+    """The item's file as published: with the reviewer's answers to its onboarding gaps
+    (registry ids given, players placed in a match team) written in, or as it came when it
+    had none. The submission then records these bytes, the file the fixture was made from."""
+    tasks = list(
+        item.onboarding_tasks.filter(
+            reason__in=[
+                OnboardingReason.NO_DURABLE_IDENTIFIER,
+                OnboardingReason.TEAM_NOT_RECOGNISED,
+            ]
+        ).values_list("reason", "name", "registry_id", "placed_in")
+    )
+    if not tasks:
+        return raw
+    identifiers = {
+        name: rid
+        for reason, name, rid, _ in tasks
+        if reason == OnboardingReason.NO_DURABLE_IDENTIFIER
+    }
+    placements = {
+        name: team
+        for reason, name, _, team in tasks
+        if reason == OnboardingReason.TEAM_NOT_RECOGNISED
+    }
+    document = answered(json.loads(raw), identifiers=identifiers, placements=placements)
+    return json.dumps(document, ensure_ascii=False).encode()
 
 
 def _publication_summary(batch: Batch) -> str:

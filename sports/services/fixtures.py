@@ -31,6 +31,7 @@ from sports.services.common import (
     fixture_version_check,
     lock_merge_pair,
 )
+from sports.services.tables import stat_tables_over
 from sports.services.timeline import LogEntry, timeline_append, timeline_open
 
 AMENDABLE = ("name", "scheduled_start", "venue", "status", "coverage_tier", "results_official")
@@ -353,6 +354,8 @@ def fixture_amend(
     fixture.version += 1
     fixture.full_clean(exclude=["competition", "sport", "venue", "definition_version"])
     fixture.save()
+    if "status" in changed:  # a league table counts completed fixtures only
+        stat_tables_over([fixture.competition]).delete()
     timeline_append(
         fixture=fixture,
         event_type="fixture.amend",
@@ -422,8 +425,9 @@ def fixture_merge(
     expected_version: int | None = None,
 ) -> Fixture:
     """Point ``loser`` at ``survivor`` (merge, never delete): the loser's row and its log
-    stay, its external ids resolve to the survivor through the chain. Holds both rows'
-    locks; ``expected_version`` is the loser's, the row the merge writes."""
+    stay, its external ids resolve to the survivor through the chain, and its results
+    leave the tables (the cached ones over its node are dropped). Holds both rows' locks;
+    ``expected_version`` is the loser's, the row the merge writes."""
     loser, survivor = lock_merge_pair(
         Fixture, loser=loser, survivor=survivor, note=reason, note_field="reason"
     )
@@ -433,6 +437,8 @@ def fixture_merge(
     loser.merged_into = survivor
     loser.version += 1
     loser.save(update_fields=["merged_into", "version", "updated_at"])
+    # A merged fixture's lines no longer count: the tables over the loser fold afresh.
+    stat_tables_over([loser.competition]).delete()
     payload = {"loser": str(loser.pk), "survivor": str(survivor.pk), "reason": reason}
     audit_person(actor, action="fixture.merge", entity=loser, key=loser.pk, detail=payload)
     for subject in (loser, survivor):

@@ -23,6 +23,7 @@ from sports.models import (
     EntityType,
     ExternalIdMap,
     Fixture,
+    FixtureAmendment,
     FixtureCompetitor,
     LinkOrigin,
     Membership,
@@ -30,13 +31,22 @@ from sports.models import (
     ParticipantAlias,
     ParticipantSport,
     ParticipantType,
+    PointsAdjustment,
     Sport,
     StatLine,
+    TableKind,
     UnmatchedRow,
     Venue,
 )
 from sports.querysets import follow_merges
-from sports.services.common import Actor, actor_label, audit_person, lock_merge_pair
+from sports.services.common import (
+    Actor,
+    actor_label,
+    actor_user,
+    audit_person,
+    lock_merge_pair,
+)
+from sports.services.tables import stat_tables_over
 from sports.services.timeline import timeline_append
 
 
@@ -154,8 +164,10 @@ def participant_merge(
 ) -> Participant:
     """Merge ``loser`` into ``survivor``. The loser keeps its row with ``merged_into`` set,
     so its external ids and old references keep resolving; its appearances, entries,
-    memberships and stat lines move to the survivor, which also gains its names. Every
-    fixture the move touches gets a log item.
+    memberships, stat lines and points adjustments move to the survivor, which also gains
+    its names. Every fixture the move touches gets a log item, and a fixture whose title
+    names the loser is retitled with the survivor's name (an amendment, a new version).
+    The cached league tables over the loser's results and adjustments are dropped.
 
     Locks both rows (in primary-key order) for the duration.
     """
@@ -168,8 +180,19 @@ def participant_merge(
         .values_list("fixture_id", flat=True)
         .distinct()
     )
+    # The nodes whose tables fold over the loser: its result lines and its adjustments.
+    folded = set(
+        StatLine.objects.filter(subject=loser).values_list("competition_id", flat=True)
+    ) | set(
+        PointsAdjustment.objects.filter(participant=loser).values_list("competition_id", flat=True)
+    )
     FixtureCompetitor.objects.filter(participant=loser).update(participant=survivor)
     StatLine.objects.filter(subject=loser).update(subject=survivor)
+    PointsAdjustment.objects.filter(participant=loser).update(participant=survivor)
+    # Medal tables count countries by code, which a merge does not change.
+    stat_tables_over(Competition.objects.filter(pk__in=folded - {None})).filter(
+        kind=TableKind.STANDINGS
+    ).delete()
     taken = set(
         CompetitionEntry.objects.filter(participant=survivor).values_list(
             "competition_id", flat=True
@@ -201,15 +224,53 @@ def participant_merge(
 
     payload = {"loser": str(loser.pk), "survivor": str(survivor.pk), "note": note}
     audit_person(actor, action="participant.merge", entity=loser, key=loser.pk, detail=payload)
-    for fixture in Fixture.objects.filter(pk__in=fixtures):
+    old_names = {loser.name} | set(
+        ParticipantAlias.objects.filter(participant=loser).values_list("name", flat=True)
+    )
+    for fixture in Fixture.objects.filter(pk__in=fixtures).select_for_update():
+        retitled = _retitled(fixture, old_names=old_names - {survivor.name}, new=survivor.name)
+        if retitled is not None:
+            FixtureAmendment.objects.create(
+                fixture=fixture,
+                field="name",
+                old_value=fixture.name,
+                new_value=retitled,
+                reason=f"participant merge: {note}",
+                actor=actor_user(actor),
+            )
+            fixture.name = retitled
+            fixture.version += 1
+            fixture.save(update_fields=["name", "version", "updated_at"])
         timeline_append(
             fixture=fixture,
             event_type="participant.merge",
             actor=actor,
-            payload=payload,
+            payload=payload if retitled is None else {**payload, "name": retitled},
             participants=[(survivor, "survivor")],
         )
     return survivor
+
+
+#: How a head-to-head title joins its sides ("Wolves v Arsenal").
+TITLE_JOIN = " v "
+
+
+def _retitled(fixture: Fixture, *, old_names: set[str], new: str) -> str | None:
+    """The fixture's title with each side named by one of ``old_names`` renamed ``new``, or
+    None when it names none of them. A side is a whole part between the joins, the last
+    one perhaps followed by a comma and more ("India v Australia, 3rd ODI"); a name inside
+    another ("India A") is not the side "India"."""
+    parts = fixture.name.split(TITLE_JOIN)
+    changed = False
+    for i, part in enumerate(parts):
+        for old in old_names:
+            if part == old or (i == len(parts) - 1 and part.startswith(f"{old},")):
+                parts[i] = new + part[len(old) :]
+                changed = True
+                break
+    title = TITLE_JOIN.join(parts)
+    max_length = Fixture._meta.get_field("name").max_length or len(title)
+    return title if changed and len(title) <= max_length else None
 
 
 def _memberships_move(*, loser: Participant, survivor: Participant) -> None:

@@ -12,14 +12,14 @@ caller that asks for ``all_time`` gets the sum over everything under the node.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from sports.models import (
     Competition,
@@ -115,6 +115,30 @@ def table_scope(
         return node
     latest: Competition | None = Competition.objects.seasons_under(node).first()
     return latest if latest is not None else node
+
+
+def stat_tables_over(nodes: Iterable[Competition | None]) -> QuerySet[StatTable]:
+    """The cached tables that fold over anything recorded at ``nodes``: each node's own and
+    every ancestor's (a table folds its node's whole subtree). Read from the nodes' current
+    nested-set columns, so a caller that moves a node asks before and after the move."""
+    over = Q()
+    for node in {n.pk: n for n in nodes if n is not None}.values():
+        over |= Q(
+            competition__tree_id=node.tree_id,
+            competition__lft__lte=node.lft,
+            competition__rght__gte=node.rght,
+        )
+    return StatTable.objects.filter(over) if over else StatTable.objects.none()
+
+
+def stat_tables_under(node: Competition) -> QuerySet[StatTable]:
+    """The cached tables of ``node`` and every node below it: the tables that fold under
+    its config (``effective_config`` inherits it downwards)."""
+    return StatTable.objects.filter(
+        competition__tree_id=node.tree_id,
+        competition__lft__gte=node.lft,
+        competition__rght__lte=node.rght,
+    )
 
 
 def _lines_under(node: Competition, role: str) -> QuerySet[StatLine]:
@@ -348,7 +372,7 @@ def points_adjustment_create(
         reason=reason,
         decided_by=actor_user(actor),
     )
-    StatTable.objects.filter(competition__in=competition.get_ancestors(include_self=True)).delete()
+    stat_tables_over([competition]).delete()
     audit_person(
         actor,
         action="standings.adjust",

@@ -17,10 +17,17 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Q
 
-from sports.models import Competition, CompetitionStatus, Fixture, Sport, StatTable
+from sports.models import (
+    Competition,
+    CompetitionStatus,
+    Fixture,
+    PointsAdjustment,
+    Sport,
+    StatLine,
+)
 from sports.services.common import Actor, audit_person
+from sports.services.tables import stat_tables_over, stat_tables_under
 from sports.services.timeline import LogEntry, timeline_append, timeline_open
 
 _LOCK_NAMESPACE = 0x5EED  # first key of every tree advisory lock
@@ -155,7 +162,11 @@ def competition_ensure(
 def competition_move(
     *, node: Competition, new_parent: Competition | None, actor: Actor, reason: str = ""
 ) -> Competition:
-    """Move ``node`` and its subtree under ``new_parent`` (None makes it a root)."""
+    """Move ``node`` and its subtree under ``new_parent`` (None makes it a root).
+
+    The cached tables that fold over the subtree go, at the old place and the new (the
+    nodes above lose or gain its results), and so do the subtree's own (the config it
+    inherits changes with its ancestors)."""
     nodes = [node] + ([new_parent] if new_parent is not None else [])
     crosses = new_parent is None or new_parent.tree_id != node.tree_id
     _lock_trees_of(*nodes, new_tree=crosses)
@@ -183,10 +194,13 @@ def competition_move(
             "reason": reason,
         },
     )
+    stat_tables_over([node]).delete()
+    stat_tables_under(node).delete()
     if new_parent is None:
         node.move_to(None)
     else:
         node.move_to(new_parent, position="last-child")
+    stat_tables_over([_refreshed(node)]).delete()
     timeline_append(
         competition=node,
         event_type="competition.move",
@@ -229,8 +243,10 @@ def competition_archive(*, node: Competition, actor: Actor, reason: str = "") ->
 def competition_merge(
     *, loser: Competition, survivor: Competition, actor: Actor, reason: str
 ) -> Competition:
-    """Fold ``loser`` into ``survivor``: its children and fixtures move under the
-    survivor, and the loser keeps its row pointing at the survivor (merge, never delete)."""
+    """Fold ``loser`` into ``survivor``: its children, fixtures (with their result lines)
+    and points adjustments move under the survivor, and the loser keeps its row pointing
+    at the survivor (merge, never delete). The cached tables over both nodes go, and those
+    of the moved children (the config they inherit changes)."""
     if loser.pk == survivor.pk:
         raise ValidationError("A competition cannot be merged into itself.")
     if not reason:
@@ -244,11 +260,16 @@ def competition_merge(
         raise ValidationError("Only competitions of the same sport can be merged.")
     if survivor.tree_id == loser.tree_id and loser.lft <= survivor.lft <= loser.rght:
         raise ValidationError("A competition cannot be merged into its own descendant.")
+    stat_tables_under(loser).delete()
+    stat_tables_over([loser, survivor]).delete()
     for child in list(loser.get_children()):
         _refreshed(child)
         child.move_to(_refreshed(survivor), position="last-child")
     moving = list(Fixture.objects.filter(competition=loser))
     moved = Fixture.objects.filter(competition=loser).update(competition=survivor)
+    # The lines carry their fixture's node, so a table finds them without a join.
+    StatLine.objects.filter(competition=loser).update(competition=survivor)
+    PointsAdjustment.objects.filter(competition=loser).update(competition=survivor)
     for fixture in moving:  # every change to a fixture is in its own log
         timeline_append(
             fixture=fixture,
@@ -364,9 +385,9 @@ def competition_update(*, node: Competition, changes: dict[str, Any], actor: Act
     """Edit a node's plain fields (never its place in the tree: that is ``competition_move``).
 
     Writes only the changed columns, so nested-set columns read earlier are not written
-    back over a concurrent move. A change of ``config`` (points rule, tie-breaks) or of the
-    inherited codes clears the cached tables of the node, its ancestors and its subtree,
-    because they fold under those rules.
+    back over a concurrent move. A change of ``config`` (points rule, tie-breaks) clears
+    the cached tables of the node and its subtree, which fold under it (``effective_config``
+    inherits downwards); the tables above fold under their own config and stay.
     """
 
     unknown = set(changes) - set(COMPETITION_EDITABLE)
@@ -381,13 +402,8 @@ def competition_update(*, node: Competition, changes: dict[str, Any], actor: Act
         setattr(node, name, value)
     node.full_clean(exclude=["parent", "lft", "rght", "tree_id", "level", "sport", "merged_into"])
     node.save(update_fields=[*changed, "updated_at"])
-    if {"config", "fixture_type", "format_code"} & set(changed):
-        StatTable.objects.filter(
-            competition__tree_id=node.tree_id,
-        ).filter(
-            Q(competition__lft__lte=node.lft, competition__rght__gte=node.rght)
-            | Q(competition__lft__gte=node.lft, competition__rght__lte=node.rght)
-        ).delete()
+    if "config" in changed:
+        stat_tables_under(node).delete()
     audit_person(
         actor,
         action="competition.update",
