@@ -11,9 +11,11 @@ the scale-out plan is written for):
   ``--limit`` matches of the dev archive imported (or ``--template``, an imported corpus
   database, copied), their statistic lines built, then copied in SQL as many times as it
   takes, each copy with new ids (uuids hashed with the copy number, integer ids offset by
-  the table's largest one), so every fixture, innings, delivery, wicket, timeline item, stat
-  line and statistic line exists once per copy and the players are shared (their careers
-  grow with the corpus, as a long-running site's do).
+  the table's largest one; which columns are ids and references is read from the models,
+  since a reference may be kept by a trigger rather than a foreign key), so every fixture,
+  innings, delivery, wicket, timeline item, stat line and statistic line exists once per
+  copy and the players are shared (their careers grow with the corpus, as a long-running
+  site's do).
 
 The database is reused while it holds exactly the sizes asked for, else it is dropped and
 filled anew (the logs are append-only and cannot be truncated).
@@ -162,6 +164,8 @@ def held(cursor) -> tuple[int, int, int]:
 
 
 def _introspect(cur, table: str) -> dict[str, Any]:
+    from django.apps import apps
+
     cur.execute(
         """SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attgenerated <> ''
              FROM pg_attribute a
@@ -170,20 +174,15 @@ def _introspect(cur, table: str) -> dict[str, Any]:
         [table],
     )
     columns = [(name, kind) for name, kind, generated in cur.fetchall() if not generated]
-    cur.execute(
-        """SELECT a.attname FROM pg_constraint c
-             JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
-            WHERE c.conrelid = %s::regclass AND c.contype = 'p' AND cardinality(c.conkey) = 1""",
-        [table],
-    )
-    pk = cur.fetchone()
-    cur.execute(
-        """SELECT a.attname, c.confrelid::regclass::text FROM pg_constraint c
-             JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
-            WHERE c.conrelid = %s::regclass AND c.contype = 'f' AND cardinality(c.conkey) = 1""",
-        [table],
-    )
-    fks = dict(cur.fetchall())
+    # Keys and references as the models declare them: a partitioned table's primary key
+    # carries its partition key too, and a reference into one may be a trigger, not a
+    # foreign key, so the catalogue of constraints would miss them.
+    model = next(m for m in apps.get_models() if m._meta.db_table == table)
+    fks = {
+        field.column: field.related_model._meta.db_table
+        for field in model._meta.concrete_fields
+        if field.many_to_one or field.one_to_one
+    }
     cur.execute(
         """SELECT array_agg(a.attname::text) FROM pg_index i
              JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
@@ -192,7 +191,10 @@ def _introspect(cur, table: str) -> dict[str, Any]:
         [table],
     )
     uniques = [set(cols) for (cols,) in cur.fetchall()]
-    return {"columns": columns, "pk": pk[0] if pk else None, "fks": fks, "uniques": uniques}
+    pk = getattr(model._meta.pk, "column", None)  # a composite key has none: its "id" part
+    if pk is None and "id" in dict(columns):
+        pk = "id"
+    return {"columns": columns, "pk": pk, "fks": fks, "uniques": uniques}
 
 
 def _copy_plan(cur) -> tuple[dict[str, str], dict[str, str]]:
