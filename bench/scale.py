@@ -9,13 +9,13 @@ the scale-out plan is written for):
   five years of daily prices at ten shops);
 - a cricket corpus of ``10 x scale`` times the dev corpus's 5,583,522 deliveries: the first
   ``--limit`` matches of the dev archive imported (or ``--template``, an imported corpus
-  database, copied), their statistic lines built, then copied in SQL as many times as it
-  takes, each copy with new ids (uuids hashed with the copy number, integer ids offset by
-  the table's largest one; which columns are ids and references is read from the models,
-  since a reference may be kept by a trigger rather than a foreign key), so every fixture,
-  innings, delivery, wicket, timeline item, stat line and statistic line exists once per
-  copy and the players are shared (their careers grow with the corpus, as a long-running
-  site's do).
+  database, copied: by default ``omnium_corpus_full`` when it exists and is idle), their
+  statistic lines built, then copied in SQL as many times as it takes, each copy with new
+  ids (uuids hashed with the copy number, integer ids offset by the table's largest one;
+  which columns are ids and references is read from the models, since a reference may be
+  kept by a trigger rather than a foreign key), so every fixture, innings, delivery,
+  wicket, timeline item, stat line and statistic line exists once per copy and the players
+  are shared (their careers grow with the corpus, as a long-running site's do).
 
 The database is reused while it holds exactly the sizes asked for, else it is dropped and
 filled anew (the logs are append-only and cannot be truncated).
@@ -110,6 +110,7 @@ CORPUS_TABLES = (
     "cricket_cricketbattingmilestone",
     "cricket_cricketappearance",
 )
+CORPUS_TEMPLATE = "omnium_corpus_full"  # the whole dev corpus, imported once
 MARK_TABLE = "bench_scale_corpus"  # what the corpus was grown to (for reuse)
 
 INSERT_DAY_SQL = """
@@ -132,8 +133,29 @@ def admin_connection(database: str):
 
     from omnium.dbroles import admin_url, connect_params
 
-    url = admin_url(os.environ["DATABASE_URL"], os.environ.get("DATABASE_ADMIN_URL"))
+    here = os.environ.get("BENCH_DATABASE_URL", f"postgres://127.0.0.1:5432/{DATABASE}")
+    url = admin_url(here, os.environ.get("DATABASE_ADMIN_URL"))
     return psycopg.connect(**connect_params(url, database))
+
+
+def usable_template(name: str) -> str:
+    """The corpus database to copy: ``name`` if it exists and nobody is connected to it
+    (PostgreSQL copies only an idle database), '' to import matches instead. The default
+    template is optional; a template asked for by name must be usable."""
+    if name in ("", "none"):
+        return ""
+    with admin_connection("postgres") as admin:
+        exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        busy = admin.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [name]
+        ).fetchone()[0]
+    if exists and not busy:
+        return name
+    why = "does not exist" if not exists else f"has {busy} open connection(s)"
+    if name == CORPUS_TEMPLATE:
+        print(f"{name} {why}: importing matches instead", flush=True)
+        return ""
+    raise SystemExit(f"bench-scale: --template {name}: {why}")
 
 
 def drop_database(database: str) -> None:
@@ -405,7 +427,12 @@ def main() -> None:
         help="1 = 10M observations and 10x the dev corpus's deliveries",
     )  # fmt: skip
     parser.add_argument("--limit", type=int, default=300, help="matches imported (no template)")
-    parser.add_argument("--template", default="", help="an imported corpus database to copy")
+    parser.add_argument(
+        "--template",
+        default=CORPUS_TEMPLATE,
+        help=f"an imported corpus database to copy (default {CORPUS_TEMPLATE} when it exists;"
+        " 'none' imports --limit matches instead)",
+    )
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument(
         "--archive",
@@ -414,6 +441,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     bench.stats.ARCHIVE = args.archive
+    args.template = usable_template(args.template)
     observations_wanted = bench.prices.filled_count(round(OBSERVATIONS * args.scale))
     deliveries_wanted = round(CORPUS_FACTOR * DEV_DELIVERIES * args.scale)
 
