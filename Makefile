@@ -21,7 +21,7 @@ EMBEDDED_ENV = $(if $(wildcard var/embedded.env),env $$(cat var/embedded.env))
 .PHONY: verify-data
 .PHONY: fuzz
 .PHONY: stop-embedded
-.PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query bench-identity
+.PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query bench-identity bench-scale
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -159,6 +159,9 @@ bench-batches: services ## Benchmark: a reviewed batch (submit, validate, publis
 
 bench-search: services ## Benchmark: site search (dev data, 100k products) p50/p95 vs a plain ILIKE
 	$(PY) bench/search.py $(BENCH_ARGS)
+
+bench-scale: services ## Benchmark: 10M observations, 10x the dev corpus: busiest reads, a day's inserts vs flat tables
+	$(PY) bench/scale.py $(BENCH_ARGS)
 
 .PHONY: api-lists
 api-lists: ## Rewrite docs/api.md's table of list endpoints from the URLconf (a test checks it)
