@@ -52,6 +52,8 @@ services: install ## Check PostgreSQL and Redis (start them if installed here) a
 run: export SITE_URL := $(or $(SITE_URL),http://$(HOST):$(PORT))
 run: services ## Install, migrate, load the sample data, queue merge candidates, start web + two workers (interactive, bulk) + beat
 	DEBUG=$${DEBUG:-true} $(MANAGE) migrate --noinput
+	@# Every shipped sport definition is current before any fixture is written.
+	DEBUG=$${DEBUG:-true} $(MANAGE) sport_definitions_ensure
 	DEBUG=$${DEBUG:-true} $(MANAGE) load_samples
 	@# Cricket matches imported before sides had countries and squads had seasons get them.
 	DEBUG=$${DEBUG:-true} $(MANAGE) cricket_identity_backfill

@@ -50,6 +50,7 @@ from cricket.models import (
     Innings,
     ReviewDecision,
 )
+from cricket.plugin import cricket_log_check
 from cricket.stats.refresh import statistics_refresh
 from sports.models import (
     Fixture,
@@ -623,18 +624,20 @@ def _correct(
         "relabelled": [d.pk for d in relabelled],
     }
     audit_person(actor, action="cricket.delivery.correct", entity=new, key=new.pk, detail=detail)
+    payload = {
+        **detail,
+        "delivery": new.pk,
+        "innings": innings.ordinal,
+        "over": live.over_number,
+        "position": live.position,
+        "submission": str(submission.pk) if submission else None,
+    }
+    cricket_log_check("cricket.delivery.corrected", payload)
     timeline_append(
         fixture=fixture,
         event_type="cricket.delivery.corrected",
         actor=actor,
-        payload={
-            **detail,
-            "delivery": new.pk,
-            "innings": innings.ordinal,
-            "over": live.over_number,
-            "position": live.position,
-            "submission": str(submission.pk) if submission else None,
-        },
+        payload=payload,
         # The fixture's row lock is taken here, after the innings and the delivery (the
         # order every correction takes), so the version is compared here too; a stale one
         # rolls the revisions above back with the rest of the transaction.

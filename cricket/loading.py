@@ -51,7 +51,9 @@ from cricket.models import (
     InningsMiscountedOver,
     InningsPowerplay,
 )
+from cricket.plugin import cricket_log_check
 from cricket.services import (
+    CRICKET,
     SOURCE,
     SQUAD_ROLE,
     MatchFixture,
@@ -77,6 +79,7 @@ from sports.models import (
 )
 from sports.services import LogEntry, competition_create, competition_ensure, submission_record
 from sports.services.common import Actor
+from sports.services.definitions import sport_definition_ensure
 from sports.services.fixtures import definition_for
 from sports.services.participants import season_memberships_record
 
@@ -237,6 +240,9 @@ class MatchLoader:
 
     def _sport(self) -> Sport:
         if self.caches.sport is None:
+            # Cricket's shipped definition is published before the run's first fixture, so
+            # every new fixture pins it.
+            sport_definition_ensure(actor=f"integration:{SOURCE}", sports=[CRICKET])
             self.caches.sport = cricket_sport()
         return self.caches.sport
 
@@ -425,9 +431,7 @@ class MatchLoader:
             submission=submission,
             actor=actor,
             log=[
-                LogEntry(
-                    "cricket.import",
-                    unit="record",
+                _import_entry(
                     idempotency_key=f"{match_id}:{sha[:40]}",
                     payload={
                         "submission": str(submission.pk),
@@ -635,6 +639,15 @@ class MatchLoader:
         batch.extend(reviews)
         batch.extend(replacements)
         return lines
+
+
+def _import_entry(*, idempotency_key: str, payload: dict) -> LogEntry:
+    """The log item of a match's import, checked against the command cricket's plugin
+    declares for it."""
+    cricket_log_check("cricket.import", payload)
+    return LogEntry(
+        "cricket.import", unit="record", idempotency_key=idempotency_key, payload=payload
+    )
 
 
 def cricket_root(code: str) -> Competition:

@@ -47,13 +47,15 @@ from sports.services.results import result_lines_create
 from sports.services.timeline import LogEntry, timeline_open
 
 SOURCE = "cricsheet"
+#: The sport's code (its shipped definition: cricket/definitions/cricket.json).
+CRICKET = "cricket"
 #: ``Membership.role`` of a player in a team's squad for a season.
 SQUAD_ROLE = "player"
 
 
 def cricket_sport() -> Sport:
     sport, _ = Sport.objects.get_or_create(
-        code="cricket",
+        code=CRICKET,
         defaults={
             "name": "Cricket",
             "archetype": Archetype.HEAD_TO_HEAD,

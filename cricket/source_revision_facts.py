@@ -30,6 +30,7 @@ from cricket.models import FixtureOfficial, Innings, InningsMiscountedOver
 from cricket.services import SOURCE
 from sports.models import Fixture, FixtureAmendment, FixtureCompetitor, FixtureStatus
 from sports.services.common import Actor, actor_user, audit_person
+from sports.services.fixtures import fixture_documents_recheck
 from sports.services.results import EntrantResult, fixture_results_record
 from sports.services.timeline import timeline_append
 
@@ -308,6 +309,7 @@ def facts_apply(
             touched |= set(change.live or ()) | set(change.proposed or ())
     if any(c.field.startswith("meta.") for c in changes):
         meta = fixture_meta(info, document["meta"], dict(people))
+        fixture_documents_recheck(fixture, meta=meta)
         Fixture.objects.filter(pk=fixture.pk).update(meta=meta)
     detail = {
         "reason": reason,

@@ -43,6 +43,7 @@ from cricket.models import (
     DismissalKind,
     Innings,
 )
+from cricket.plugin import cricket_log_check
 from cricket.services import SOURCE, cricket_people_resolve, cricket_sport
 from cricket.source_revision_balls import (
     InningsBalls,
@@ -734,6 +735,17 @@ def match_revise(
         review=review,
     )
     version = Fixture.objects.filter(pk=fixture.pk).values_list("version", flat=True).get()
+    payload = {
+        "submission": str(recorded.pk),
+        "sha256": sha256,
+        "data_version": document["meta"]["data_version"],
+        "revision": document["meta"].get("revision"),
+        "corrections": len(result.corrections),
+        "added": len(result.added),
+        "removed": len(result.tombstones),
+        "changes": result.labels,
+    }
+    cricket_log_check("cricket.import", payload)
     timeline_append(
         fixture=fixture,
         event_type="cricket.import",
@@ -741,16 +753,7 @@ def match_revise(
         source_code=SOURCE,
         unit="record",
         idempotency_key=f"{match_id}:{sha256[:40]}:v{version}",
-        payload={
-            "submission": str(recorded.pk),
-            "sha256": sha256,
-            "data_version": document["meta"]["data_version"],
-            "revision": document["meta"].get("revision"),
-            "corrections": len(result.corrections),
-            "added": len(result.added),
-            "removed": len(result.tombstones),
-            "changes": result.labels,
-        },
+        payload=payload,
     )
     fixture.refresh_from_db()
     return RevisedMatch(fixture=fixture, submission=recorded, corrections=result)

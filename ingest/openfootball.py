@@ -43,6 +43,7 @@ from sports.services import (
     fixture_import,
     fixture_results_record,
     participant_create,
+    sport_definition_ensure,
     submission_record,
 )
 
@@ -270,9 +271,12 @@ def _ranks(m: Match) -> tuple[int | None, int | None]:
 
 
 def football_sport() -> Sport:
+    """The football row, with its shipped definition published before any fixture is
+    written (so each new fixture pins it)."""
     sport, _ = Sport.objects.get_or_create(
         code="football", defaults={"name": "Football", "archetype": Archetype.HEAD_TO_HEAD}
     )
+    sport_definition_ensure(actor=ACTOR, sports=[sport.code])
     return sport
 
 

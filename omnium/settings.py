@@ -463,6 +463,7 @@ if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
 
 # Sport plugins: a sport's definition names one of these keys.
 SPORT_PLUGINS = {
+    "cricket": "cricket.plugin.CricketPlugin",
     "football": "sports.plugins.football.FootballPlugin",
     "ranked_field": "sports.plugins.ranked_field.RankedFieldPlugin",
 }

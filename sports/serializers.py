@@ -385,6 +385,11 @@ class FixtureAmendRequestSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=FixtureStatus.choices, required=False)
     coverage_tier = serializers.ChoiceField(choices=CoverageTier.choices, required=False)
     results_official = serializers.BooleanField(required=False)
+    meta = serializers.JSONField(
+        required=False,
+        help_text="The fixture's own facts, whole; checked against the sport's definition "
+        "(the version the fixture pinned).",
+    )
     reason = serializers.CharField(
         max_length=2000, help_text="Why: kept on each amendment and in the fixture's log."
     )
@@ -396,6 +401,11 @@ class FixtureAmendRequestSerializer(serializers.Serializer):
         if not set(attrs) - {"reason", "pin"}:
             raise serializers.ValidationError("Name at least one field to change.")
         return attrs
+
+    def validate_meta(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("A fixture's meta is an object of named facts.")
+        return value
 
     def changes(self) -> dict[str, Any]:
         return {k: v for k, v in self.validated_data.items() if k not in ("reason", "pin")}

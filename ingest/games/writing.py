@@ -53,6 +53,7 @@ from sports.services import (
     fixture_results_record,
     participant_create,
     participants_resolve,
+    sport_definition_ensure,
     submission_record,
 )
 from sports.services.common import Actor
@@ -150,6 +151,9 @@ class _Writer:
         sport, _ = Sport.objects.get_or_create(
             code=slug, defaults={"name": discipline, "parent": parent}
         )
+        # Its shipped definition (if it has one) is published before its first fixture, so
+        # every fixture of the sport pins it.
+        sport_definition_ensure(actor=self.actor, sports=[slug])
         self.sports[slug] = sport
         return sport
 

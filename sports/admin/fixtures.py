@@ -33,7 +33,7 @@ from sports.services import (
     fixture_unpin,
 )
 from sports.services.common import Actor
-from sports.services.fixtures import AMENDABLE, PINNABLE
+from sports.services.fixtures import AMENDABLE, PINNABLE, fixture_documents_recheck
 
 
 class FixtureCreateForm(forms.ModelForm):
@@ -110,7 +110,19 @@ class FixtureAmendForm(forms.ModelForm):
         self.fields["seen_version"].initial = self.instance.version
 
     def amended(self) -> dict[str, Any]:
-        return {name: self.cleaned_data[name] for name in self.changed_data if name in AMENDABLE}
+        changes = {
+            name: self.cleaned_data[name]
+            for name in self.changed_data
+            if name in AMENDABLE and name in self.cleaned_data
+        }
+        # An emptied meta box is an empty document, and an unchanged one no change.
+        if "meta" in changes and (changes["meta"] or {}) == self.initial.get("meta"):
+            del changes["meta"]
+        return changes
+
+    def clean_meta(self) -> Any:
+        value = self.cleaned_data.get("meta")
+        return {} if value is None else value
 
     def clean(self) -> dict[str, Any]:
         # Django's clean() returns cleaned_data (its stub allows None for subclasses that
@@ -119,6 +131,13 @@ class FixtureAmendForm(forms.ModelForm):
         data = self.cleaned_data
         if self.amended() and not data.get("reason", "").strip():
             self.add_error("reason", "Say why: every amendment keeps its reason.")
+        if "meta" in self.amended():
+            # The fixture's definition says what ``meta`` may hold; each problem is shown
+            # on the field (the service checks it again under the row lock).
+            try:
+                fixture_documents_recheck(self.instance, meta=data["meta"])
+            except ValidationError as error:
+                self.add_error("meta", error.message_dict.get("meta", error.messages))
         # The version seen is compared by ``fixture_amend`` under the fixture's row lock;
         # a comparison here would leave a window between it and the write.
         return data
@@ -216,7 +235,6 @@ FIXTURE_READ_ONLY = (
     "timeline_link",
     "merged_into",
     "format",
-    "meta",
     "result",
     "live_state",
 )

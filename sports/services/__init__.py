@@ -1,5 +1,6 @@
 """Every write on the sports spine. Admin, API, Celery and management commands call these."""
 
+from sports.services.definitions import shipped_definitions, sport_definition_ensure
 from sports.services.fixtures import (
     CompetitorSpec,
     fixture_amend,
@@ -96,6 +97,8 @@ __all__ = [
     "points_adjustment_create",
     "result_lines_create",
     "result_lines_rebuild",
+    "shipped_definitions",
+    "sport_definition_ensure",
     "sport_definition_notes_set",
     "sport_definition_publish",
     "standings_compute",

@@ -34,8 +34,16 @@ from sports.services.common import (
 from sports.services.tables import stat_tables_over
 from sports.services.timeline import LogEntry, timeline_append, timeline_open
 
-AMENDABLE = ("name", "scheduled_start", "venue", "status", "coverage_tier", "results_official")
-PINNABLE = (*AMENDABLE, "meta", "format", "result", "competitors")
+AMENDABLE = (
+    "name",
+    "scheduled_start",
+    "venue",
+    "status",
+    "coverage_tier",
+    "results_official",
+    "meta",
+)
+PINNABLE = (*AMENDABLE, "format", "result", "competitors")
 
 
 @dataclass
@@ -68,12 +76,45 @@ def fixture_documents_check(
     problems = _schema_problems(definition.format_schema, format, "format") + _schema_problems(
         definition.meta_schema, meta, "meta"
     )
-    if problems:
-        raise ValidationError({"format" if problems[0].startswith("format") else "meta": problems})
+    _refuse_documents(problems)
+
+
+def _refuse_documents(problems: list[str]) -> None:
+    """One error naming each field: ``format`` and ``meta`` keys, each with its problems
+    (``meta/attendance: -5 is less than the minimum of 0``)."""
+    if not problems:
+        return
+    by_field: dict[str, list[str]] = {}
+    for problem in problems:
+        by_field.setdefault(problem.split("/", 1)[0].split(":", 1)[0], []).append(problem)
+    raise ValidationError(by_field)
 
 
 def definition_for(sport: Sport) -> SportDefinitionVersion | None:
     return sport.definitions.order_by("-version").first()
+
+
+def fixture_documents_recheck(
+    fixture: Fixture, *, format: dict[str, Any] | None = None, meta: dict[str, Any] | None = None
+) -> None:
+    """Refuse a new ``format`` or ``meta`` for an existing fixture that its definition does
+    not allow: the version the fixture pinned (a later version never applies to it), or
+    for a fixture made before its sport had one, the sport's current version."""
+    if format is None and meta is None:
+        return
+    definition = (
+        SportDefinitionVersion.objects.filter(pk=fixture.definition_version_id).first()
+        if fixture.definition_version_id is not None
+        else definition_for(fixture.sport)
+    )
+    if definition is None:
+        return
+    problems = []
+    if format is not None:
+        problems += _schema_problems(definition.format_schema, format, "format")
+    if meta is not None:
+        problems += _schema_problems(definition.meta_schema, meta, "meta")
+    _refuse_documents(problems)
 
 
 @transaction.atomic
@@ -325,6 +366,10 @@ def fixture_amend(
         raise ValidationError({"reason": "An amendment needs a reason."})
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
     fixture_version_check(fixture, expected_version)
+    if "meta" in changes and changes["meta"] != fixture.meta:
+        if not isinstance(changes["meta"], dict):
+            raise ValidationError({"meta": "A fixture's meta is an object of named facts."})
+        fixture_documents_recheck(fixture, meta=changes["meta"])
     changed = {}
     for name, value in changes.items():
         old = getattr(fixture, name)

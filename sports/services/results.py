@@ -35,7 +35,13 @@ from sports.plugins.base import fixture_day
 from sports.querysets import follow_merges
 from sports.results import head_to_head_outcomes
 from sports.services.common import Actor, actor_user, audit_person, fixture_version_check
-from sports.services.fixtures import CompetitorSpec, _create_competitors, fixture_create
+from sports.services.fixtures import (
+    CompetitorSpec,
+    _create_competitors,
+    definition_for,
+    fixture_create,
+    fixture_documents_recheck,
+)
 from sports.services.participants import external_id_link
 from sports.services.timeline import timeline_append
 
@@ -150,6 +156,14 @@ def fixture_import(
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
     fixture_version_check(fixture, expected_version)
     pinned = set(fixture.pinned)
+    fixture_documents_recheck(
+        fixture,
+        **{
+            name: values[name]
+            for name in ("format", "meta")
+            if name in values and name not in pinned and values[name] != getattr(fixture, name)
+        },
+    )
     changed = {}
     for name, value in values.items():
         current = getattr(fixture, "venue" if name == "venue" else name)
@@ -228,11 +242,12 @@ def fixture_results_record(
     fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
     fixture_version_check(fixture, expected_version)
     competitors = {c.pk: c for c in fixture.competitors.filter(parent__isnull=True)}
-    definition = fixture.definition_version
-    allowed = {"DNS", "DNF", "DSQ", *((definition.status_codes or {}) if definition else {})}
-    if definition is not None and definition.status_codes:
-        # The sport's own outcome words are declared in its definition; anything else is
-        # a typo or a code from another sport.
+    definition = fixture.definition_version or definition_for(fixture.sport)
+    if definition is not None:
+        # The sport's own outcome words are declared in its definition (the version the
+        # fixture pinned; for a fixture made before its sport had one, the current one);
+        # anything else is a typo or a code from another sport.
+        allowed = {"DNS", "DNF", "DSQ", *(definition.status_codes or {})}
         wrong = sorted(
             {
                 r.status_code

@@ -272,6 +272,7 @@ def _amend_payload(console, fixture, **changes):
         "status": fixture.status,
         "coverage_tier": fixture.coverage_tier,
         "seen_version": page.context["adminform"].form["seen_version"].value(),
+        "meta": page.context["adminform"].form["meta"].value(),
         "pin": "on",
         "reason": "",
         **_inline_data(page),
@@ -784,3 +785,15 @@ def test_pinning_without_choosing_a_field_is_refused(console, match):
     response = post_action(console, FIXTURES, "pin", [match], confirm="yes")
     assert response.status_code == 200 and response.context["form"].errors["names"]
     assert fresh(match).pinned == []
+
+
+def test_a_meta_the_fixtures_definition_refuses_is_shown_on_the_field_and_not_saved(console, match):
+    response = console.post(
+        f"{FIXTURES}{match.pk}/change/",
+        _amend_payload(console, match, meta='{"attendance": -5}', reason="gate count"),
+    )
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors["meta"]
+    assert errors == ["meta/attendance: -5 is less than the minimum of 0"]
+    assert fresh(match).meta == {}
+    assert not FixtureAmendment.objects.filter(fixture=match).exists()

@@ -102,3 +102,17 @@ def test_only_editors_amend_fixtures(outsider, match):
     client.force_authenticate(outsider)
     assert _amend(client, match, name="X").status_code == 403
     assert _name(match) == "Rovers v United"
+
+
+def test_an_amendment_with_a_meta_its_definition_refuses_answers_400_naming_the_field(
+    editor_client, match
+):
+    response = _amend(editor_client, match, meta={"attendance": -5})
+    assert response.status_code == 400
+    assert "meta/attendance: -5 is less than the minimum of 0" in str(response.json())
+    assert Fixture.objects.get(pk=match.pk).meta == {}
+
+
+def test_an_amendment_of_meta_is_applied(editor_client, match):
+    assert _amend(editor_client, match, meta={"attendance": 41000}).status_code == 200
+    assert Fixture.objects.get(pk=match.pk).meta == {"attendance": 41000}
