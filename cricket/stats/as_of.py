@@ -55,8 +55,8 @@ SHADOWED = (*engine.LINE_TABLES, *partnerships.TABLES)
 # become as of a moment.
 _GATE = "JOIN sports_submission sub ON sub.id = f.first_seen_in_id AND sub.accepted"
 _GATE_AS_OF = _GATE + " AND sub.accepted_at < %(as_of)s"
-_LIVE = "WHERE d.is_current"
-_LIVE_AS_OF = "WHERE d.id IN (SELECT id FROM pg_temp.asof_live)"
+_LIVE = "FROM cricket_delivery d JOIN inn ON inn.id = d.innings_id\n     WHERE d.is_current"
+_LIVE_AS_OF = "FROM pg_temp.asof_delivery d JOIN inn ON inn.id = d.innings_id\n     WHERE true"
 
 # The cricket fixtures public at the moment.
 _PUBLIC = """
@@ -96,9 +96,8 @@ SELECT f.fixture_id::text, COALESCE(array_agg(i.id::text ORDER BY i.id)
 # place before it, and the superseded rows that had taken theirs before it and were
 # superseded at it or after.
 _LIVE_ROWS = """
-CREATE TEMP TABLE asof_live (id bigint PRIMARY KEY);
-INSERT INTO asof_live
-SELECT d.id FROM (
+CREATE TEMP TABLE asof_delivery AS
+SELECT d.* FROM (
     SELECT * FROM cricket_delivery
      WHERE is_current AND innings_id = ANY(%(innings)s::uuid[])
     UNION ALL
@@ -108,11 +107,11 @@ SELECT d.id FROM (
 ) d
   JOIN cricket_innings i ON i.id = d.innings_id
   JOIN sports_fixture f ON f.id = i.fixture_id
-  LEFT JOIN cricket_delivery p ON p.id = d.supersedes_id
- WHERE CASE WHEN d.supersedes_id IS NOT NULL THEN p.superseded_at
+ WHERE CASE WHEN d.supersedes_id IS NOT NULL
+            THEN (SELECT p.superseded_at FROM cricket_delivery p WHERE p.id = d.supersedes_id)
             WHEN d.submission_id = f.first_seen_in_id THEN '-infinity'::timestamptz
             ELSE d.created_at END < %(as_of)s;
-ANALYZE asof_live;
+ANALYZE asof_delivery;
 """
 
 
@@ -185,5 +184,5 @@ def lines_as_of(moment: dt.datetime) -> Iterator[None]:
         cursor.execute(
             "".join(f"DROP VIEW pg_temp.{t}; DROP TABLE pg_temp.asof_{t};" for t in SHADOWED)
             + "DROP TABLE pg_temp.asof_public;"
-            + ("DROP TABLE pg_temp.asof_live;" if ids else "")
+            + ("DROP TABLE pg_temp.asof_delivery;" if ids else "")
         )
