@@ -384,7 +384,7 @@ class Delivery(models.Model):
                 condition=Q(superseded_at__isnull=False),
                 name="delivery_superseded_at_idx",
             ),
-            BrinIndex(fields=["created_at"], name="delivery_created_brin"),
+            BrinIndex(fields=["created_at"], name="delivery_created_brin", autosummarize=True),
         ]
         # Published content and provenance are immutable: only the controlled
         # live-to-superseded transition may touch a stored row, and none is ever deleted.

@@ -30,9 +30,10 @@ change; deriving the affected fixtures alone costs in proportion to the revision
 since ``moment`` (``make bench-stats-as-of`` measures an as-of read against today's).
 Two indexes keep the affected scope cheap to find: the superseded rows by
 ``superseded_at`` (partial: live rows have none) and a BRIN index on ``created_at`` (the
-table is append-only, so its physical order follows time). A moment long past, before
-most balls were loaded, reads many rows created since; a moment before any publication
-finds no public fixture and derives nothing.
+table is append-only, so its physical order follows time; ``autosummarize`` lets
+autovacuum summarize each filled block range, since an unsummarized range is always
+read). A moment long past, before most balls were loaded, reads many rows created since;
+a moment before any publication finds no public fixture and derives nothing.
 
 What is not versioned is read as it stands now: squads, results, venues, toss and merges
 of participants (a fixture's facts have no append-only history of their own).
