@@ -188,3 +188,25 @@ def test_the_points_table_reads_as_of_a_moment(anon_client, data):
     bad = anon_client.get(url, {"as_of": "2001-01-01T00:00"})
     assert bad.status_code == 400
     assert "as_of" in error_names(bad)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_ball_a_revised_file_added_counts_from_its_addition():
+    from cricket.source_revisions import fixture_corrections_from_source
+    from cricket.tests.factories import SubmissionFactory
+    from ingest.cricsheet.validate import load
+
+    doc = document(innings([ball(runs=4)]))
+    fixture = import_match(doc, match_id="919001")
+    _rebuild()
+    day1 = _tick()
+    doc["innings"][0]["overs"][0]["deliveries"].append(ball(runs=2))
+    fixture_corrections_from_source(
+        fixture=fixture,
+        document=load(json.dumps(doc).encode(), filename="revised.json", match_id="919001"),
+        submission=SubmissionFactory(),
+        actor="integration:test",
+    )
+    _rebuild()
+    assert _runs(as_of=day1)["A Batter"] == 4
+    assert _runs()["A Batter"] == _runs(as_of="now")["A Batter"] == 6
