@@ -21,7 +21,7 @@ EMBEDDED_ENV = $(if $(wildcard var/embedded.env),env $$(cat var/embedded.env))
 .PHONY: verify-data
 .PHONY: fuzz
 .PHONY: stop-embedded
-.PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query bench-identity bench-scale
+.PHONY: help install browser services run web worker beat test lint format check typecheck bench bench-prices bench-suggest bench-api bench-pages bench-corrections bench-stats verify-stats bench-batches bench-search bench-stats-query bench-stats-as-of bench-identity bench-scale
 
 help: ## List the commands
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-14s %s\n", $$1, $$2}'
@@ -152,6 +152,9 @@ bench-stats: services ## Benchmark: cricket statistics full rebuild vs one fixtu
 
 bench-stats-query: services ## Benchmark: 20 Statsguru-style queries through the query object vs plain SQL over deliveries
 	$(PY) bench/stats_query.py $(BENCH_ARGS)
+
+bench-stats-as-of: services ## Benchmark: statistics views and records as of a moment before corrections vs today's stored lines
+	$(PY) bench/stats_as_of.py $(BENCH_ARGS)
 
 verify-stats: services ## Compare every cricket career, innings list, partnership and team record in the database with a recomputation from the dev corpus files
 	DEBUG=$${DEBUG:-true} $(MANAGE) verify_cricket_statistics $(VERIFY_ARGS)

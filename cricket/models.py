@@ -18,6 +18,7 @@ from typing import Self
 
 import pgtrigger
 from django.conf import settings
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Now
@@ -374,6 +375,16 @@ class Delivery(models.Model):
         indexes = [
             models.Index(fields=["batter"], name="delivery_batter_idx"),
             models.Index(fields=["bowler"], name="delivery_bowler_idx"),
+            # The revision history by time, for figures as of a moment (``stats.as_of``):
+            # superseded rows by when they were superseded (live rows have no time, so
+            # the index holds only the history), and every row by creation (BRIN: the
+            # table is append-only, its physical order follows time).
+            models.Index(
+                fields=["superseded_at"],
+                condition=Q(superseded_at__isnull=False),
+                name="delivery_superseded_at_idx",
+            ),
+            BrinIndex(fields=["created_at"], name="delivery_created_brin", autosummarize=True),
         ]
         # Published content and provenance are immutable: only the controlled
         # live-to-superseded transition may touch a stored row, and none is ever deleted.

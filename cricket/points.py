@@ -23,8 +23,10 @@ whose refresh is still queued is rebuilt now), so the table is never stale in si
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -34,6 +36,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from cricket.models import Innings, InningsAbsent
+from cricket.stats.as_of import lines_as_of
 from cricket.stats.models import CricketTeamInningsLine
 from cricket.stats.refresh import statistics_lines_ensure
 from sports.models import (
@@ -143,17 +146,16 @@ def _outcome(fixture: Fixture, ranks: dict[Any, int | None], decider: str) -> di
     return {t: "win" if ranks[t] == 1 else "loss" for t in teams}
 
 
-def points_table(node: Competition) -> list[dict[str, Any]]:
+def points_table(node: Competition, *, as_of: dt.datetime | None = None) -> list[dict[str, Any]]:
     """The points table of ``node`` and everything below it (see the module docstring).
-    A fixed number of queries whatever the number of fixtures."""
+    A fixed number of queries whatever the number of fixtures. ``as_of``: the table as it
+    stood at a moment (the fixtures first published before it, their innings totals from
+    the delivery revisions live at it: ``cricket.stats.as_of``)."""
     points, tiebreaks, decider = points_config(node)
-    fixtures = {
-        f.pk: f
-        for f in Fixture.objects.public()
-        .under(node)
-        .filter(sport__code="cricket")
-        .only("id", "status", "result", "format", "competition_id")
-    }
+    public = Fixture.objects.public().under(node).filter(sport__code="cricket")
+    if as_of is not None:
+        public = public.filter(first_seen_in__accepted_at__lt=as_of)
+    fixtures = {f.pk: f for f in public.only("id", "status", "result", "format", "competition_id")}
     statistics_lines_ensure(fixture_ids=list(fixtures))
     sides: dict[Any, dict[Any, int | None]] = defaultdict(dict)
     names: dict[Any, str] = {}
@@ -162,11 +164,12 @@ def points_table(node: Competition) -> list[dict[str, Any]]:
     ).values("fixture_id", "participant_id", "participant__name", "rank"):
         sides[c["fixture_id"]][c["participant_id"]] = c["rank"]
         names[c["participant_id"]] = c["participant__name"]
-    innings_rows: list[Mapping[str, Any]] = list(
-        CricketTeamInningsLine.objects.filter(fixture_id__in=fixtures, super_over=False)
-        .order_by("fixture_id", "innings_ordinal")
-        .values("fixture_id", "innings_id", "team_id", "total", "wickets", "legal_balls")
-    )
+    with nullcontext() if as_of is None else lines_as_of(as_of):
+        innings_rows: list[Mapping[str, Any]] = list(
+            CricketTeamInningsLine.objects.filter(fixture_id__in=fixtures, super_over=False)
+            .order_by("fixture_id", "innings_ordinal")
+            .values("fixture_id", "innings_id", "team_id", "total", "wickets", "legal_balls")
+        )
     targets: dict[Any, Mapping[str, Any]] = {
         i["id"]: i
         for i in Innings.objects.filter(fixture_id__in=fixtures, super_over=False).values(

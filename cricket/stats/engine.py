@@ -390,6 +390,8 @@ SELECT fx.id, fx.occurred_on, fx.competition_id, fx.format_code, fx.gender, fx.s
 """
 
 _STATEMENTS = (_BATTING, _BOWLING, _FIELDING, _TEAM, _APPEARANCES, _SIDES)
+# The derivation, for a reader deriving lines elsewhere (``as_of``: as of a moment).
+STATEMENTS = _STATEMENTS
 
 # Fixtures whose lines are not current: no state row, lines built from an older input
 # version or another definition, or (for a public fixture) an innings without its team

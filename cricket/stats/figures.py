@@ -334,9 +334,11 @@ def view_rows(
     limit: int | None = None,
     offset: int = 0,
 ) -> list[dict[str, Any]]:
-    """The rows of the query's view (``innings`` needs ``participant_id``)."""
-    if query.view == "team":
-        return team_rows(query, limit=limit, offset=offset)
-    if query.view == "innings":
-        return innings_rows(query, participant_id=participant_id, limit=limit, offset=offset)
-    return player_rows(query, limit=limit, offset=offset)
+    """The rows of the query's view (``innings`` needs ``participant_id``), read as of the
+    query's moment (``StatsQuery.moment``)."""
+    with query.moment():
+        if query.view == "team":
+            return team_rows(query, limit=limit, offset=offset)
+        if query.view == "innings":
+            return innings_rows(query, participant_id=participant_id, limit=limit, offset=offset)
+        return player_rows(query, limit=limit, offset=offset)

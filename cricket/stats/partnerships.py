@@ -188,6 +188,9 @@ SELECT {_SCOPE_VALUES}, r.pid, r.runs, r.balls,
 """
 
 _TABLES = ("cricket_cricketpartnership", "cricket_cricketbattingmilestone")
+# The tables and their derivation, for a reader deriving rows elsewhere (``as_of``).
+TABLES = _TABLES
+STATEMENTS = (_PARTNERSHIPS, _MILESTONES)
 
 # Fixtures whose records rows, or whose statistic lines, are not current. Every cricket
 # fixture is checked, public or not: one that stopped being public still has rows to drop.

@@ -27,7 +27,12 @@ Parameters (all optional):
 - ``group_by``: player (the default), season, opposition, venue, innings (the innings
   number of the match);
 - ``ordering``: any figure of the view, ``-`` for descending;
-- ``super_overs`` (exclude, only): super-over innings are never mixed in.
+- ``super_overs`` (exclude, only): super-over innings are never mixed in;
+- ``as_of``: the figures as they stood at a moment, an ISO 8601 date-time with its zone
+  (``2025-06-01T00:00Z``), a date (midnight UTC) or ``now``; not after now. Only fixtures
+  first published before it count, with the delivery revisions live at it
+  (``cricket.stats.as_of``). Without it the stored lines are read as they are: the
+  figure of today and the figure as of now are the same query.
 
 How lines carry the keys. Team, format, gender, season, date and competition are columns
 of every line (``_FixtureScope`` plus ``team_id``). Opposition, venue, host country,
@@ -43,15 +48,19 @@ deliveries.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import Q
+from django.utils import timezone
 
 from cricket.stats.aggregates import SUPER_OVER_MODES, GroupKey, Scope
+from cricket.stats.as_of import lines_as_of
 from sports.models import EntityType, ExternalIdMap, Participant, ParticipantType, Venue
 
 # Cricsheet's match types: the format filter takes one of these, in any case.
@@ -63,6 +72,8 @@ RESULTS = ("won", "lost", "tied", "drawn", "no_result")
 TOSS = ("won", "lost")
 GROUPINGS = ("player", "season", "opposition", "venue", "innings")
 VIEWS = ("batting", "bowling", "fielding", "team", "innings")
+# The records read a query too (``records_filters``), with the parameters below.
+QUERY_VIEWS = (*VIEWS, "records")
 
 # Parameters the API's pagination reads; they belong to no query.
 PAGE_PARAMETERS = ("cursor", "page_size")
@@ -90,9 +101,32 @@ PARAMETERS = (
     "group_by",
     "ordering",
     "super_overs",
+    "as_of",
+)
+
+# What a records read takes: the scope and side filters; a record has its own order and
+# no grouping or qualification (a record kind adds its own, such as ``wicket``).
+RECORDS_PARAMETERS = (
+    "format",
+    "gender",
+    "season",
+    "competition",
+    "venue",
+    "team",
+    "opposition",
+    "date_from",
+    "date_to",
+    "team_type",
+    "host_country",
+    "home_away",
+    "result",
+    "toss",
+    "innings",
+    "as_of",
 )
 
 _SIDE = "cricket_cricketmatchside"
+_SEASON = re.compile(r"^\d{4}(/\d{2})?$")
 
 
 def _error(name: str, message: str) -> ValidationError:
@@ -117,11 +151,38 @@ def _whole(name: str, value: str, *, low: int, high: int | None = None) -> int:
     return number
 
 
+def _season(value: str) -> str:
+    if not _SEASON.match(value):
+        raise _error("season", f"{value!r} is not a season (2019 or 2019/20)")
+    return value
+
+
 def _date(name: str, value: str) -> dt.date:
     try:
         return dt.date.fromisoformat(value)
     except ValueError as exc:
         raise _error(name, f"{value!r} is not a date (YYYY-MM-DD)") from exc
+
+
+def _moment(value: str) -> dt.datetime:
+    """An ``as_of`` value: an aware ISO date-time, a date (its midnight UTC) or ``now``."""
+    now = timezone.now()
+    if value.lower() == "now":
+        return now
+    try:
+        if len(value) == 10:
+            moment = dt.datetime.combine(dt.date.fromisoformat(value), dt.time(), dt.UTC)
+        else:
+            moment = dt.datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise _error(
+            "as_of", f"{value!r} is not a moment (2025-06-01T00:00Z, 2025-06-01 or now)"
+        ) from exc
+    if moment.tzinfo is None:
+        raise _error("as_of", f"{value!r} has no time zone (end it with Z or +hh:mm)")
+    if moment > now:
+        raise _error("as_of", f"{value!r} is in the future")
+    return moment
 
 
 def _uuid(value: str) -> uuid.UUID | None:
@@ -145,9 +206,7 @@ def _teams(name: str, value: str) -> tuple[str, ...]:
             external_id__in=[f"team:{g}:{value}" for g in GENDERS],
         ).values_list("internal_id", flat=True)
         found = list(
-            teams.filter(Q(pk__in=list(by_source)) | Q(name__iexact=value)).values_list(
-                "pk", flat=True
-            )
+            teams.filter(Q(pk__in=by_source) | Q(name__iexact=value)).values_list("pk", flat=True)
         )
     if not found:
         raise _error(name, f"no cricket team {value!r}")
@@ -188,6 +247,7 @@ class StatsQuery(Scope):
     min_wickets: int | None = None
     group_by: str = "player"
     ordering: str | None = None
+    as_of: dt.datetime | None = None
     labels: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @classmethod
@@ -201,16 +261,17 @@ class StatsQuery(Scope):
         """Validate ``params`` (a QueryDict or a dict of strings; None and "" are unset)
         for ``view``. Raises ValidationError naming the first unknown parameter, or every
         bad value."""
-        if view not in VIEWS:
-            raise _error("view", f"{view!r} is not one of {', '.join(VIEWS)}")
-        unknown = sorted(set(params) - set(PARAMETERS) - set(allowed_extra))
+        if view not in QUERY_VIEWS:
+            raise _error("view", f"{view!r} is not one of {', '.join(QUERY_VIEWS)}")
+        known = RECORDS_PARAMETERS if view == "records" else PARAMETERS
+        unknown = sorted(set(params) - set(known) - set(allowed_extra))
         if unknown:
             raise _error(
                 unknown[0],
-                f"unknown parameter {unknown[0]!r}; the parameters are {', '.join(PARAMETERS)}",
+                f"unknown parameter {unknown[0]!r}; the parameters are {', '.join(known)}",
             )
         values: dict[str, str] = {}
-        for name in PARAMETERS:
+        for name in known:
             raw = params.get(name)
             if hasattr(params, "getlist") and len(params.getlist(name)) > 1:
                 raise _error(name, "given more than once")
@@ -224,7 +285,7 @@ class StatsQuery(Scope):
             "gender": lambda v: ("gender", _choice("gender", v, GENDERS)),
             "team_type": lambda v: ("team_type", _choice("team_type", v, TEAM_TYPES)),
             "competition": lambda v: ("competition_id", _competition(v)),
-            "season": lambda v: ("season", v),
+            "season": lambda v: ("season", _season(v)),
             "date_from": lambda v: ("date_from", _date("date_from", v)),
             "date_to": lambda v: ("date_to", _date("date_to", v)),
             "team": lambda v: ("teams", _teams("team", v)),
@@ -242,6 +303,7 @@ class StatsQuery(Scope):
             "group_by": lambda v: ("group_by", _choice("group_by", v, GROUPINGS)),
             "ordering": lambda v: ("ordering", v),
             "super_overs": lambda v: ("super_overs", _choice("super_overs", v, SUPER_OVER_MODES)),
+            "as_of": lambda v: ("as_of", _moment(v)),
         }
         for name, raw in values.items():
             try:
@@ -346,6 +408,13 @@ class StatsQuery(Scope):
             date_to=self.date_to,
             super_overs=self.super_overs,
         )
+
+    def moment(self) -> AbstractContextManager[None]:
+        """The block in which this query's lines are read: as of ``as_of`` (the line
+        tables shadowed by their state then), else the stored lines as they are."""
+        if self.as_of is None:
+            return nullcontext()
+        return lines_as_of(self.as_of)
 
     def with_view(self, view: str) -> StatsQuery:
         return replace(self, view=view)

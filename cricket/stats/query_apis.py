@@ -96,6 +96,14 @@ def query_parameters(view: str) -> list[OpenApiParameter]:
             description="A figure of the view (or name); a '-' prefix is descending.",
         ),
         OpenApiParameter("super_overs", str, enum=["exclude", "only"]),
+        OpenApiParameter(
+            "as_of",
+            str,
+            description=(
+                "The figures as they stood at a moment: an ISO 8601 date-time with its zone"
+                " (2025-06-01T00:00Z), a date (midnight UTC) or now; not in the future."
+            ),
+        ),
     ]
 
 

@@ -1,7 +1,9 @@
 """Cricket records, partnerships and points tables over the API.
 
 Public reads of public fixtures only. Every parameter is validated by
-``records_filter_from_params``: an unknown parameter or a bad value is a 400 naming it.
+``records_filter_from_params`` (the statistics query object's records vocabulary): an
+unknown parameter or a bad value is a 400 naming it; ``as_of`` reads a record as it stood
+at a moment.
 Lists are cursor-paginated (``omnium.pagination.StableCursorPagination``) over the record's
 own order (record first, a unique tie-break last), so a page costs the same deep in the
 list as at its head.
@@ -25,6 +27,7 @@ from rest_framework.response import Response
 
 from cricket.points import points_table
 from cricket.stats.partnerships import records_ensure
+from cricket.stats.query import StatsQuery
 from cricket.stats.records import KIND_EXTRAS, KINDS, record_rows, records_decorate
 from cricket.stats.records_filters import (
     FILTER_PARAMS,
@@ -40,6 +43,15 @@ from sports.models import Competition
 from sports.querysets import follow_merges
 
 TRANSPORT = ("cursor", "page_size")
+
+AS_OF_PARAMETER = OpenApiParameter(
+    "as_of",
+    str,
+    description=(
+        "As it stood at a moment: an ISO 8601 date-time with its zone"
+        " (2025-06-01T00:00Z), a date (midnight UTC) or now; not in the future."
+    ),
+)
 
 FILTER_PARAMETERS = [
     OpenApiParameter("format", str, description=f"One of {', '.join(FORMATS)}, any case."),
@@ -57,6 +69,7 @@ FILTER_PARAMETERS = [
     OpenApiParameter("opposition", str, description="The other side's name or id."),
     OpenApiParameter("date_from", OpenApiTypes.DATE),
     OpenApiParameter("date_to", OpenApiTypes.DATE),
+    AS_OF_PARAMETER,
     OpenApiParameter("team_type", str, enum=list(SIDE_CHOICES["team_type"])),
     OpenApiParameter("host_country", str, description="The venue's ISO 3166 alpha-3 country."),
     OpenApiParameter(
@@ -163,14 +176,16 @@ def record_page(request: Request, view: ApiView, kind: str) -> Response:
     records_ensure()
     paginator = view.paginator
     paginator.ordering = KINDS[kind].ordering
-    page = paginator.paginate_queryset(record_rows(kind, rf), request, view=view) or []
+    with rf.moment():
+        page = paginator.paginate_queryset(record_rows(kind, rf), request, view=view) or []
+        results = records_decorate(kind, list(page))
     data: dict[str, Any] = {
         "kind": kind,
         "description": KINDS[kind].description,
         "filters": rf.as_dict(),
         "next": paginator.get_next_link(),
         "previous": paginator.get_previous_link(),
-        "results": records_decorate(kind, list(page)),
+        "results": results,
     }
     return Response(RecordPageSerializer(data).data)
 
@@ -245,17 +260,25 @@ class PointsTableApi(ApiView):
     small_fixed_list = "one row per side of the competition"
     list_order = "points, then net run rate"
 
+    def query_parameter_names(self) -> set[str]:
+        return super().query_parameter_names() | {"as_of"}
+
     @extend_schema(
         summary="A cricket competition's points table with net run rate",
         description="Points per result from the competition's config (default win 2, tie 1, "
         "no result 1, loss 0); net run rate = runs scored / overs faced - runs conceded / "
         "overs bowled, an all-out side counted at its full quota, D/L targets as the file "
         "gives them, no-result matches left out.",
+        parameters=[AS_OF_PARAMETER],
         responses=PointsRowSerializer(many=True),
     )
     def get(self, request: Request, pk: Any) -> Response:
+        try:
+            query = StatsQuery.parse({"as_of": request.query_params.get("as_of")}, view="records")
+        except ValidationError as exc:
+            raise ParameterError(problems=exc.message_dict) from exc
         survivor = follow_merges(Competition, pk)
         node: Competition = get_object_or_404(
             Competition.objects.filter(sport__code="cricket"), pk=survivor
         )
-        return Response(PointsRowSerializer(points_table(node), many=True).data)
+        return Response(PointsRowSerializer(points_table(node, as_of=query.as_of), many=True).data)

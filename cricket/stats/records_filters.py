@@ -1,8 +1,11 @@
-"""The filters a records read accepts, validated in one place (``records_filter_from_params``).
+"""The filters a records read accepts: the statistics query object's vocabulary.
 
-Every parameter is checked: an unknown one, or a value outside its rule, is a
-``ValidationError`` naming it, never silently ignored. The API, the CLI and (later) the
-shared statistics query object hand their raw parameters to this one function.
+``records_filter_from_params`` validates through ``StatsQuery.parse(view="records")``, the
+one query object of the statistics views, the records, the API, the pages and the CLI:
+an unknown parameter, or a value outside its rule, is a ``ValidationError`` naming it,
+never silently ignored. ``RecordsFilter`` is the records' reading of such a query: the
+scope as Django ``Q`` objects over the line and records tables, and the moment
+(``as_of``) its rows are read at.
 
 Teams and venues are named the way a reader writes them (a name, case-insensitive, or an
 id); a name matches every cricket side of that name (the men's and women's India are
@@ -12,55 +15,44 @@ two participants), narrowed further by ``gender`` when given.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import uuid
 from collections.abc import Collection, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Q
 
+from cricket.stats.as_of import lines_as_of
 from cricket.stats.models import CricketMatchSide
-from sports.models import (
-    Competition,
-    EntityType,
-    ExternalIdMap,
-    Participant,
-    ParticipantType,
-    Venue,
+from cricket.stats.query import (
+    FORMATS,
+    GENDERS,
+    HOME_AWAY,
+    RECORDS_PARAMETERS,
+    RESULTS,
+    TEAM_TYPES,
+    TOSS,
+    StatsQuery,
 )
+from sports.models import Competition
 
-# Cricsheet's match types: the format filter takes one of these, in any case.
-FORMATS = ("Test", "ODI", "T20", "IT20", "ODM", "MDM")
-GENDERS = ("male", "female")
-FILTER_PARAMS = (
-    "match_type",
-    "gender",
-    "season",
-    "competition",
-    "venue",
-    "team",
-    "opposition",
-    "date_from",
-    "date_to",
-    "team_type",
-    "host_country",
-    "home_away",
-    "result",
-    "toss",
-    "innings",
-)
+__all__ = ["FILTER_PARAMS", "FORMATS", "GENDERS", "SIDE_CHOICES", "RecordsFilter",
+           "records_filter_from_params"]  # fmt: skip
+
+# The records' parameters: the statistics query's records vocabulary, the format under its
+# records name (``match_type``; the API and the pages also take ``format``).
+FILTER_PARAMS = tuple("match_type" if p == "format" else p for p in RECORDS_PARAMETERS)
 # Filters read from the row's own side of the match (``CricketMatchSide``): the batting
 # side for an innings, a total, a stand or a milestone; the fielding side for a bowler.
 SIDE_CHOICES: dict[str, tuple[str, ...]] = {
-    "team_type": ("international", "club"),
-    "home_away": ("home", "away", "neutral"),
-    "result": ("won", "lost", "tied", "drawn", "no_result"),
-    "toss": ("won", "lost"),
+    "team_type": TEAM_TYPES,
+    "home_away": HOME_AWAY,
+    "result": RESULTS,
+    "toss": TOSS,
 }
-_SEASON = re.compile(r"^\d{4}(/\d{2})?$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SIDE_COLUMNS = ("home_away", "host_country", "result", "team_type", "toss")
 
 
 @dataclass(frozen=True)
@@ -79,7 +71,41 @@ class RecordsFilter:
     # (column, value) pairs of the row's side: team_type, host_country, home_away, result, toss
     side: tuple[tuple[str, str], ...] = ()
     innings: int | None = None
+    as_of: dt.datetime | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        query: StatsQuery,
+        *,
+        competition: Competition | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> RecordsFilter:
+        """The records' reading of a validated query (its competition node fetched)."""
+        return cls(
+            format_code=query.format_code,
+            gender=query.gender,
+            season=query.season,
+            competition=competition,
+            venue_ids=tuple(uuid.UUID(v) for v in query.venues),
+            team_ids=tuple(uuid.UUID(t) for t in query.teams),
+            opposition_ids=tuple(uuid.UUID(t) for t in query.oppositions),
+            date_from=query.date_from.isoformat() if query.date_from else None,
+            date_to=query.date_to.isoformat() if query.date_to else None,
+            side=tuple(
+                (column, getattr(query, column))
+                for column in _SIDE_COLUMNS
+                if getattr(query, column)
+            ),
+            innings=query.innings,
+            as_of=query.as_of,
+            extra=dict(extra or {}),
+        )
+
+    def moment(self) -> AbstractContextManager[None]:
+        """The block a records read runs in: as of ``as_of``, else the stored rows."""
+        return nullcontext() if self.as_of is None else lines_as_of(self.as_of)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +120,7 @@ class RecordsFilter:
             "date_to": self.date_to,
             **dict(self.side),
             "innings": self.innings,
+            "as_of": self.as_of.isoformat() if self.as_of else None,
             **self.extra,
         }
 
@@ -133,60 +160,17 @@ class RecordsFilter:
         return q
 
 
-def _as_uuid(value: str) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        return None
-
-
-def _teams(name: str, value: str, gender: str | None) -> tuple[uuid.UUID, ...]:
-    pk = _as_uuid(value)
-    if pk:
-        found = tuple(
-            Participant.objects.filter(
-                pk=pk, sport__code="cricket", type=ParticipantType.TEAM
-            ).values_list("pk", flat=True)
-        )
-    else:
-        # The importer keys a side by gender and the Cricsheet name ("team:female:India"),
-        # and shows a women's side as "India (women)": either spelling finds it.
-        keys = Q()
-        for g in (gender,) if gender else GENDERS:
-            keys |= Q(external_id__iexact=f"team:{g}:{value}")
-        by_key = ExternalIdMap.objects.filter(
-            keys, source_code="cricsheet", entity_type=EntityType.PARTICIPANT
-        ).values("internal_id")
-        teams = Participant.objects.filter(
-            sport__code="cricket", type=ParticipantType.TEAM, merged_into__isnull=True
-        )
-        found = tuple(
-            teams.filter(Q(pk__in=by_key) | (Q(name__iexact=value) if not gender else Q()))
-            .values_list("pk", flat=True)
-            .distinct()
-        )
-    if not found:
-        raise ValidationError({name: f"no cricket team is named {value!r}"})
-    return found
-
-
-def _venues(value: str) -> tuple[uuid.UUID, ...]:
-    pk = _as_uuid(value)
-    venues = Venue.objects.filter(Q(pk=pk) if pk else Q(name__iexact=value) | Q(code__iexact=value))
-    found = tuple(venues.values_list("pk", flat=True))
-    if not found:
-        raise ValidationError({"venue": f"no venue is named {value!r}"})
-    return found
-
-
 def records_filter_from_params(
     params: Mapping[str, Any],
     *,
     extra: Mapping[str, type[int] | Collection[str]] | None = None,
     ignore: Collection[str] = (),
 ) -> RecordsFilter:
-    """A records filter from raw parameters (query string or CLI options).
+    """A records filter from raw parameters (query string or CLI options), validated by
+    the statistics query object (``StatsQuery.parse(view="records")``): one vocabulary and
+    one set of rules for the statistics views and the records.
 
+    ``match_type`` is the records' old name of ``format`` (an error names the one given);
     ``extra`` names the parameters one read adds (an int, or a fixed set of words);
     ``ignore`` names transport parameters someone else reads (the cursor). Every other
     parameter, and every bad value, is a ValidationError naming each of them at once."""
@@ -205,71 +189,24 @@ def records_filter_from_params(
         text = str(raw).strip()
         return text or None
 
-    format_code = value("match_type")
-    if format_code:
-        canonical = {f.lower(): f for f in FORMATS}.get(format_code.lower())
-        if canonical is None:
-            errors["match_type"] = f"{format_code!r} is not one of {', '.join(FORMATS)}"
-        format_code = canonical
-    gender = value("gender")
-    if gender:
-        gender = gender.lower()
-        if gender not in GENDERS:
-            errors["gender"] = f"{gender!r} is not one of {', '.join(GENDERS)}"
-            gender = None
-    season = value("season")
-    if season and not _SEASON.match(season):
-        errors["season"] = f"{season!r} is not a season (2019 or 2019/20)"
-    dates: dict[str, str | None] = {}
-    for name in ("date_from", "date_to"):
-        dates[name] = value(name)
-        raw_date = dates[name] or ""
-        if raw_date:
-            try:
-                valid = bool(_DATE.match(raw_date)) and bool(dt.date.fromisoformat(raw_date))
-            except ValueError:
-                valid = False
-            if not valid:
-                errors[name] = f"{raw_date!r} is not a date (YYYY-MM-DD)"
+    shared = {
+        ("format" if name == "match_type" else name): value(name)
+        for name in FILTER_PARAMS
+        if value(name) is not None
+    }
+    query: StatsQuery | None = None
+    try:
+        query = StatsQuery.parse(shared, view="records")
+    except ValidationError as exc:
+        for name, messages in exc.message_dict.items():
+            errors["match_type" if name == "format" else name] = " ".join(messages)
     competition = None
-    raw_competition = value("competition")
-    if raw_competition:
-        pk = _as_uuid(raw_competition)
-        competition = (
-            Competition.objects.filter(pk=pk, sport__code="cricket").first() if pk else None
-        )
+    if query is not None and query.competition_id is not None:
+        competition = Competition.objects.filter(
+            pk=query.competition_id, sport__code="cricket"
+        ).first()
         if competition is None:
-            errors["competition"] = f"{raw_competition!r} is not a cricket competition's id"
-    found: dict[str, tuple[uuid.UUID, ...]] = {}
-    for name in ("team", "opposition", "venue"):
-        raw = value(name)
-        if not raw:
-            continue
-        try:
-            found[name] = _venues(raw) if name == "venue" else _teams(name, raw, gender)
-        except ValidationError as exc:
-            errors.update({k: v[0] for k, v in exc.message_dict.items()})
-    side: list[tuple[str, str]] = []
-    for name, choices in SIDE_CHOICES.items():
-        raw = value(name)
-        if raw:
-            if raw.lower() not in choices:
-                errors[name] = f"{raw!r} is not one of {', '.join(choices)}"
-            else:
-                side.append((name, raw.lower()))
-    country = value("host_country")
-    if country:
-        if len(country) != 3 or not country.isalpha():
-            errors["host_country"] = f"{country!r} is not a three-letter country code"
-        else:
-            side.append(("host_country", country.upper()))
-    innings = None
-    raw_innings = value("innings")
-    if raw_innings:
-        if not raw_innings.isdigit() or not 1 <= int(raw_innings) <= 8:
-            errors["innings"] = f"{raw_innings!r} is not an innings number between 1 and 8"
-        else:
-            innings = int(raw_innings)
+            errors["competition"] = f"{shared['competition']!r} is not a cricket competition's id"
     chosen: dict[str, Any] = {}
     for name, rule in extra.items():
         raw = value(name)
@@ -285,19 +222,6 @@ def records_filter_from_params(
                 errors[name] = f"{raw!r} is not one of {', '.join(sorted(rule))}"
             else:
                 chosen[name] = raw
-    if errors:
+    if errors or query is None:
         raise ValidationError(errors)
-    return RecordsFilter(
-        format_code=format_code,
-        gender=gender,
-        season=season,
-        competition=competition,
-        venue_ids=found.get("venue", ()),
-        team_ids=found.get("team", ()),
-        opposition_ids=found.get("opposition", ()),
-        date_from=dates["date_from"],
-        date_to=dates["date_to"],
-        side=tuple(sorted(side)),
-        innings=innings,
-        extra=chosen,
-    )
+    return RecordsFilter.of(query, competition=competition, extra=chosen)

@@ -123,7 +123,8 @@ def record(request: HttpRequest, kind: str) -> HttpResponse:
         return HttpResponseBadRequest(_problems(exc, request))
     records_ensure()
     offset = (page - 1) * PAGE_SIZE
-    rows = list(record_rows(kind, rf)[offset : offset + PAGE_SIZE + 1])
+    with rf.moment():
+        rows = list(record_rows(kind, rf)[offset : offset + PAGE_SIZE + 1])
     more = len(rows) > PAGE_SIZE
     items = records_decorate(kind, rows[:PAGE_SIZE])
     for rank, item in enumerate(items, start=offset + 1):

@@ -34,6 +34,7 @@ OPTIONS = {
     "result": "result",
     "toss": "toss",
     "innings": "innings",
+    "as_of": "as_of",
     "wicket": "wicket",
 }
 
@@ -64,7 +65,8 @@ class Command(BaseCommand):
         if options["limit"] < 1:
             raise CommandError("--limit: must be at least 1")
         records_ensure()
-        rows = records_decorate(kind, list(record_rows(kind, rf)[: options["limit"]]))
+        with rf.moment():
+            rows = records_decorate(kind, list(record_rows(kind, rf)[: options["limit"]]))
         if options["json"]:
             self.stdout.write(json.dumps(rows, cls=DjangoJSONEncoder, indent=2))
             return

@@ -40,14 +40,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--player", default=None, help="innings view: a registry id or participant id"
         )
-        parser.add_argument("--as-of", dest="as_of", default=None)
         parser.add_argument("--limit", type=int, default=50)
         parser.add_argument("--offset", type=int, default=0)
         parser.add_argument("--json", action="store_true", help="Print the rows as JSON.")
 
-    def handle(self, *args, view, player, as_of, limit, offset, json: bool, **options):
-        if as_of:
-            raise CommandError("--as-of: figures as of a date are not available yet")
+    def handle(self, *args, view, player, limit, offset, json: bool, **options):
         if limit < 1 or offset < 0:
             raise CommandError("--limit is at least 1 and --offset at least 0")
         params = {name: options[name] for name in PARAMETERS if options.get(name) is not None}
