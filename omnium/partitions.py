@@ -54,6 +54,7 @@ class Scheme:
 # its own arguments out (a migration never reads today's code's choices).
 SCHEMES: tuple[Scheme, ...] = (
     Scheme("catalogue_priceobservation", "observed_at", "month", timestamp=True),
+    Scheme("sports_statline", "occurred_on", "year"),
 )
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")

@@ -3,7 +3,7 @@ future partitions come from ``partitions_ensure``, and every rule of the plain t
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -16,6 +16,8 @@ from catalogue.models import PriceObservation, VerificationCheck, VerificationRu
 from catalogue.tests.factories import ListingFactory, PriceObservationFactory
 from omnium.celery import app
 from omnium.partitions import SCHEMES, ranges
+from sports.models import StatLine
+from sports.tests.factories import FixtureFactory, ParticipantFactory
 
 TABLE = "catalogue_priceobservation"
 
@@ -158,3 +160,61 @@ def test_partitions_ensure_is_on_the_beat():
     assert entry["task"] in app.tasks
     assert entry["schedule"] <= 24 * 3600
     assert timedelta(seconds=entry["schedule"]) < timedelta(days=28)
+
+
+LINES = "sports_statline"
+
+
+def _line(on: date, **extra) -> StatLine:
+    fixture = extra.pop("fixture", None) or FixtureFactory()
+    return StatLine.objects.create(
+        fixture=fixture,
+        subject=extra.pop("subject", None) or ParticipantFactory(),
+        subject_role="batter",
+        occurred_on=on,
+        values={"runs": 4},
+        sport=fixture.sport,
+        competition=fixture.competition,
+        **extra,
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_the_stat_lines_both_ways():
+    old = _line(date(2003, 6, 1))
+    try:
+        call_command("migrate", "sports", "0005", verbosity=0)
+        assert _relkind(LINES) == "r"
+        later = _line(date(1999, 2, 3))
+    finally:
+        call_command("migrate", "sports", verbosity=0)
+    assert _relkind(LINES) == "p"
+    kept = dict(StatLine.objects.values_list("id", "occurred_on"))
+    assert kept == {old.pk: old.occurred_on, later.pk: later.occurred_on}
+    assert _partition_of(LINES, later.pk) == f"{LINES}_p1999"
+    assert _partition_of(LINES, old.pk) == f"{LINES}_p2003"
+
+
+@pytest.mark.django_db
+def test_a_stat_line_of_next_year_lands_in_its_partition():
+    call_command("partitions_ensure", "--months-ahead", "13", verbosity=0)
+    year = timezone.now().year + 1
+    assert _partition_of(LINES, _line(date(year, 3, 1)).pk) == f"{LINES}_p{year}"
+
+
+@pytest.mark.django_db
+def test_a_stat_line_stays_unique_across_partitions():
+    line = _line(date(2010, 5, 5))
+    duplicate = pytest.raises(IntegrityError, match="subject_role, segment, occurred_on")
+    with duplicate, transaction.atomic():
+        _line(line.occurred_on, fixture=line.fixture, subject=line.subject)
+    with pytest.raises(IntegrityError, match="unique rule"), transaction.atomic():
+        _line(date(2021, 5, 5), id=line.pk)
+
+
+@pytest.mark.django_db
+def test_a_stat_line_can_still_be_rebuilt():
+    """Stat lines are derived, not a log: a rebuild deletes them (no append-only guard)."""
+    line = _line(date(2012, 1, 1))
+    StatLine.objects.filter(pk=line.pk).delete()
+    assert not StatLine.objects.filter(pk=line.pk).exists()
