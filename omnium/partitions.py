@@ -55,6 +55,7 @@ class Scheme:
 SCHEMES: tuple[Scheme, ...] = (
     Scheme("catalogue_priceobservation", "observed_at", "month", timestamp=True),
     Scheme("sports_statline", "occurred_on", "year"),
+    Scheme("sports_timelineitem", "stream_id", "hash", modulus=8),
 )
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")

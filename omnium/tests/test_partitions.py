@@ -3,6 +3,7 @@ future partitions come from ``partitions_ensure``, and every rule of the plain t
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
@@ -16,7 +17,8 @@ from catalogue.models import PriceObservation, VerificationCheck, VerificationRu
 from catalogue.tests.factories import ListingFactory, PriceObservationFactory
 from omnium.celery import app
 from omnium.partitions import SCHEMES, ranges
-from sports.models import StatLine
+from sports.models import LedgerStream, StatLine, TimelineActor, TimelineItem
+from sports.models.enums import SubjectKind
 from sports.tests.factories import FixtureFactory, ParticipantFactory
 
 TABLE = "catalogue_priceobservation"
@@ -218,3 +220,60 @@ def test_a_stat_line_can_still_be_rebuilt():
     line = _line(date(2012, 1, 1))
     StatLine.objects.filter(pk=line.pk).delete()
     assert not StatLine.objects.filter(pk=line.pk).exists()
+
+
+ITEMS = "sports_timelineitem"
+
+
+def _item(stream: LedgerStream | None = None, **extra) -> TimelineItem:
+    stream = stream or LedgerStream.objects.create(
+        subject_kind=SubjectKind.FIXTURE, subject_id=uuid.uuid4()
+    )
+    seq = extra.pop("seq", None) or stream.items.count() + 1
+    return TimelineItem.objects.create(stream=stream, event_type="goal", seq=seq, **extra)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_the_timeline_both_ways():
+    first = _item()
+    try:
+        call_command("migrate", "sports", "0008", verbosity=0)
+        assert _relkind(ITEMS) == "r"
+        second = _item(first.stream, supersedes=first)
+    finally:
+        call_command("migrate", "sports", verbosity=0)
+    assert _relkind(ITEMS) == "p"
+    assert TimelineItem.objects.get(pk=second.pk).supersedes == first
+    assert _partition_of(ITEMS, first.pk) == _partition_of(ITEMS, second.pk)
+    assert _partition_of(ITEMS, first.pk).startswith(f"{ITEMS}_h")
+
+
+@pytest.mark.django_db
+def test_an_actor_of_a_missing_item_is_refused_at_commit():
+    with pytest.raises(IntegrityError, match="is not present"), transaction.atomic():
+        TimelineActor.objects.create(item_id=10**12, participant=ParticipantFactory(), role="x")
+        connection.check_constraints()
+
+
+@pytest.mark.django_db
+def test_a_correction_of_a_missing_item_is_refused_at_commit():
+    with pytest.raises(IntegrityError, match="is not present"), transaction.atomic():
+        _item(supersedes_id=10**12)
+        connection.check_constraints()
+
+
+@pytest.mark.django_db
+def test_a_stream_position_and_an_item_id_stay_unique():
+    item = _item()
+    with pytest.raises(IntegrityError, match="already exists"), transaction.atomic():
+        _item(item.stream, seq=item.seq)
+    with pytest.raises(IntegrityError, match="unique rule"), transaction.atomic():
+        _item(id=item.pk)
+
+
+@pytest.mark.django_db
+def test_a_timeline_partition_still_refuses_a_content_edit():
+    item = _item()
+    partition = _partition_of(ITEMS, item.pk)
+    with pytest.raises(ProgrammingError, match="Cannot"), connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {partition} SET event_type = 'x' WHERE id = %s", [item.pk])  # noqa: S608
