@@ -99,8 +99,13 @@ class PriceAlert(models.Model):
     # its survivor).
     product = models.ForeignKey("catalogue.Product", on_delete=models.PROTECT, related_name="+")
     day = models.DateField()
+    # Kept by triggers, not a constraint: observations are partitioned by month
+    # (``omnium.partitions``, catalogue migration 0016).
     observation = models.ForeignKey(
-        "catalogue.PriceObservation", on_delete=models.PROTECT, related_name="+"
+        "catalogue.PriceObservation",
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_constraint=False,
     )
     reason = models.CharField(max_length=8, choices=AlertReason.choices)
     previous_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)

@@ -711,8 +711,16 @@ class VerificationCheck(models.Model):
 
     run = models.ForeignKey(VerificationRun, on_delete=models.PROTECT, related_name="checks")
     listing = models.ForeignKey(Listing, on_delete=models.PROTECT, related_name="+")
+    # Price observations are partitioned by month: PostgreSQL lets a foreign key reference
+    # only a unique rule holding the partition key, so this reference is kept by triggers
+    # (``omnium.partitions``, migration 0016), not by a constraint.
     observation = models.ForeignKey(
-        PriceObservation, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        PriceObservation,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_constraint=False,
     )
     source = models.ForeignKey(
         "catalogue.Source", null=True, blank=True, on_delete=models.PROTECT, related_name="+"

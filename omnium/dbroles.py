@@ -23,6 +23,8 @@ import re
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
+from omnium.partitions import function_statements as partition_functions
+
 APP_ROLE = "omnium_app"
 OWNER_ROLE = "omnium_owner"
 _ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -122,7 +124,10 @@ def guard_statements(*, owner: str, app: str) -> list[str]:
     - ``omnium_analyze(tables)`` lets the application refresh the planner's statistics of its
       own tables after a bulk load: PostgreSQL 15 lets only a table's owner ANALYZE it, and
       an ANALYZE by anyone else is skipped with a warning. The function runs as its owner,
-      takes only tables of the ``public`` schema, and does nothing else.
+      takes only tables of the ``public`` schema, and does nothing else;
+    - ``omnium_partition_create`` lets the application (``manage.py partitions_ensure``, its
+      beat task) add a month's or a year's partition to a partitioned log
+      (``omnium.partitions``): creating a table is the owner's.
     """
     o, a = role_name(owner), role_name(app)
     return [
@@ -139,6 +144,7 @@ def guard_statements(*, owner: str, app: str) -> list[str]:
         _ANALYZE,
         "REVOKE ALL ON FUNCTION public.omnium_analyze(text[]) FROM PUBLIC",
         f"GRANT EXECUTE ON FUNCTION public.omnium_analyze(text[]) TO {a}",
+        *partition_functions(a),
     ]
 
 

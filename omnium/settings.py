@@ -437,6 +437,9 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-unrefreshed-fixtures": {"task": "cricket.statistics_sweep", "schedule": 60},
     # Collection runs whose worker was killed (still running COLLECT_RUN_STALE_SECONDS
     # after they began): marked failed.
+    # The partitioned logs (omnium/partitions.py): next months' (and next year's) partitions,
+    # made well before a row needs them (a row past them lands in the default partition).
+    "ensure-partitions": {"task": "omnium.partitions_ensure", "schedule": 24 * 3600},
     "sweep-stale-collection-runs": {
         "task": "ingest.collection_runs_sweep_stale",
         "schedule": 600,

@@ -14,3 +14,14 @@ def ping(value: str, hold_seconds: float = 0) -> dict[str, str]:
     if hold_seconds:
         time.sleep(min(max(hold_seconds, 0), PING_HOLD_MAX_SECONDS))
     return {"echo": value, "worker": socket.gethostname()}
+
+
+@shared_task(name="omnium.partitions_ensure")
+def partitions_ensure_task(months_ahead: int = 3) -> int:
+    """The beat entry: the partitioned logs' partitions for the months to come (how many
+    were created)."""
+    from django.utils import timezone
+
+    from omnium.partitions import ensure
+
+    return sum(made for _, made in ensure(now=timezone.now(), months_ahead=months_ahead))

@@ -53,8 +53,15 @@ class TimelineItem(models.Model):
     status = models.CharField(
         max_length=16, choices=TimelineStatus.choices, default=TimelineStatus.ACTIVE
     )
+    # Items are partitioned by stream (sports migration 0009): a reference to an item is kept
+    # by triggers, not a constraint (``omnium.partitions``).
     supersedes = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="superseded_by",
+        db_constraint=False,
     )
     idempotency_key = models.CharField(max_length=128, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -98,7 +105,10 @@ class TimelineItem(models.Model):
 class TimelineActor(models.Model):
     """Links a log item to the participants in it, so "every goal by X" needs no JSON search."""
 
-    item = models.ForeignKey(TimelineItem, on_delete=models.PROTECT, related_name="actors")
+    # Kept by triggers (items are partitioned by stream: ``omnium.partitions``).
+    item = models.ForeignKey(
+        TimelineItem, on_delete=models.PROTECT, related_name="actors", db_constraint=False
+    )
     participant = models.ForeignKey(
         Participant, on_delete=models.PROTECT, related_name="timeline_links"
     )
