@@ -140,6 +140,10 @@ class _Career:
     substitute_stumpings: int = 0
     substitute_run_outs: int = 0
     spells: dict = field(default_factory=dict)  # (match, innings index) -> [wickets, runs]
+    spell_balls: dict = field(default_factory=dict)  # (match, innings index) -> legal balls
+    # (match, innings index) -> balls faced when the runs off the bat reached 50 / 100
+    fifty_balls: dict = field(default_factory=dict)
+    hundred_balls: dict = field(default_factory=dict)
     overs: Fraction = Fraction(0)  # legal balls / the match's balls per over
     legal_balls: int = 0
     runs_conceded: int = 0
@@ -181,6 +185,10 @@ class Recomputation:
         self.team_results: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.team_innings: dict[str, list[tuple[int, int, int, Fraction]]] = defaultdict(list)
         self.names: dict[str, str] = {}
+        # (match, innings index) -> a side's innings total, its wickets and legal balls, and
+        # whether it was complete (all out, or a limited-overs quota bowled)
+        self.totals: dict[tuple, dict[str, Any]] = {}
+        self.seasons: dict[str, str] = {}  # match -> its season as the file writes it
         self.matches = 0
 
     def add_file(self, raw: bytes, *, match_id: str) -> None:
@@ -193,6 +201,7 @@ class Recomputation:
         if self.gender and info["gender"] != self.gender:
             return
         self.matches += 1
+        self.seasons[match_id] = str(info.get("season", ""))
         registry = info["registry"]["people"]
         for name, rid in registry.items():
             self.names.setdefault(rid, name)
@@ -217,9 +226,18 @@ class Recomputation:
                 continue
             self._innings(inning, (match_id, index), registry, balls_per_over)
             if not only:
-                self.team_innings[team_display(inning["team"], info["gender"])].append(
-                    _team_innings(inning, balls_per_over)
-                )
+                figures = _team_innings(inning, balls_per_over)
+                self.team_innings[team_display(inning["team"], info["gender"])].append(figures)
+                total, wickets, legal, _ = figures
+                absent = len(inning.get("absent_hurt") or [])
+                quota = info["overs"] * balls_per_over if info.get("overs") else None
+                self.totals[(match_id, index)] = {
+                    "total": total,
+                    "wickets": wickets,
+                    "balls": legal,
+                    "complete": not inning.get("forfeited")
+                    and (wickets >= 10 - absent or (quota is not None and legal >= quota)),
+                }
 
     def _innings(self, inning: dict, key: tuple, registry: dict, balls_per_over: int) -> None:
         match_id = key[0]
@@ -251,10 +269,14 @@ class Recomputation:
                 bowler.spells.setdefault(key, [0, 0])
                 bowlers.add(delivery["bowler"])
                 runs = delivery["runs"]["batter"]
+                before = batter.innings[key]
                 batter.innings[key] += runs
                 if not _wide(delivery):
                     batter.balls_faced += 1
                     batter.innings_balls[key] = batter.innings_balls.get(key, 0) + 1
+                for mark, reached in ((50, batter.fifty_balls), (100, batter.hundred_balls)):
+                    if before < mark <= batter.innings[key]:
+                        reached[key] = batter.innings_balls.get(key, 0)
                 if not delivery["runs"].get("non_boundary"):
                     batter.fours += runs == 4
                     batter.sixes += runs == 6
@@ -266,6 +288,7 @@ class Recomputation:
                 over_runs += conceded
                 if not (_wide(delivery) or _noball(delivery)):
                     bowler.legal_balls += 1
+                    bowler.spell_balls[key] = bowler.spell_balls.get(key, 0) + 1
                     bowler.overs += Fraction(1, balls_per_over)
                     over_legal += 1
                 for wicket in delivery.get("wickets") or []:
@@ -411,6 +434,129 @@ class Recomputation:
                 "lowest_total": min((i[0] for i in innings), default=None),
             }
         return rows
+
+    def records(self) -> dict[str, dict[tuple, tuple[tuple, dict[str, Any]]]]:
+        """Every candidate row of each record kind (super overs never count): key ->
+        (the figures it is ranked by, record first when sorted; its figures). Keys are
+        (registry id, match id, innings number), (registry id, match id), (match id,
+        innings number) or (registry id, season); the innings number counts the file's
+        innings in order."""
+        kinds: dict[str, dict[tuple, tuple[tuple, dict[str, Any]]]] = defaultdict(dict)
+        for rid, c in self.careers.items():
+            for (match_id, index), runs in c.innings.items():
+                key = (rid, match_id, index + 1)
+                balls = c.innings_balls.get((match_id, index), 0)
+                not_out = not c.innings_outs.get((match_id, index), 0)
+                if balls:
+                    kinds["highest-innings"][key] = (
+                        (-runs, balls),
+                        {"runs": runs, "balls": balls, "not_out": not_out},
+                    )
+                for kind, reached in (
+                    ("fastest-fifties", c.fifty_balls),
+                    ("fastest-hundreds", c.hundred_balls),
+                ):
+                    if (match_id, index) in reached:
+                        at = reached[(match_id, index)]
+                        kinds[kind][key] = (
+                            (at, -runs),
+                            {"balls": at, "runs": runs, "not_out": not_out},
+                        )
+            per_match: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+            for (match_id, index), (wickets, runs) in c.spells.items():
+                balls = c.spell_balls.get((match_id, index), 0)
+                for i, value in enumerate((wickets, runs, balls)):
+                    per_match[match_id][i] += value
+                if wickets:
+                    kinds["best-bowling-innings"][(rid, match_id, index + 1)] = (
+                        (-wickets, runs, balls),
+                        {"wickets": wickets, "runs": runs, "balls": balls},
+                    )
+            for match_id, (wickets, runs, balls) in per_match.items():
+                if wickets:
+                    kinds["best-bowling-match"][(rid, match_id)] = (
+                        (-wickets, runs, balls),
+                        {"wickets": wickets, "runs": runs, "balls": balls},
+                    )
+            seasons: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+            for match_id, _ in c.innings:
+                seasons[self.seasons[match_id]][1] += 1
+            for (match_id, _), runs in c.innings.items():
+                seasons[self.seasons[match_id]][0] += runs
+            for season, (runs, innings) in seasons.items():
+                kinds["most-runs-season"][(rid, season)] = (
+                    (-runs, innings),
+                    {"runs": runs, "innings": innings},
+                )
+            bowled: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+            for (match_id, _), (wickets, runs) in c.spells.items():
+                bowled[self.seasons[match_id]][0] += wickets
+                bowled[self.seasons[match_id]][1] += runs
+            for season, (wickets, runs) in bowled.items():
+                if wickets:
+                    kinds["most-wickets-season"][(rid, season)] = (
+                        (-wickets, runs),
+                        {"wickets": wickets, "runs": runs},
+                    )
+        for (match_id, index), total in self.totals.items():
+            figures = {k: total[k] for k in ("total", "wickets", "balls")}
+            kinds["highest-totals"][(match_id, index + 1)] = (
+                (-total["total"], total["balls"]),
+                figures,
+            )
+            if total["complete"]:
+                kinds["lowest-totals"][(match_id, index + 1)] = (
+                    (total["total"], -total["balls"]),
+                    figures,
+                )
+        return kinds
+
+
+# The record kinds ``Recomputation.records`` recomputes; partnerships are compared stand by
+# stand (``partnerships_in_file``), and series need the competition tree, not the files.
+RECORD_KINDS = (
+    "highest-innings",
+    "best-bowling-innings",
+    "best-bowling-match",
+    "highest-totals",
+    "lowest-totals",
+    "most-runs-season",
+    "most-wickets-season",
+    "fastest-fifties",
+    "fastest-hundreds",
+)
+
+
+def compare_records(
+    kind: str,
+    engine: list[tuple[tuple, tuple, dict[str, Any]]],
+    files: dict[tuple, tuple[tuple, dict[str, Any]]],
+    *,
+    limit: int,
+) -> list[str]:
+    """The engine's first ``limit`` rows of one record kind, as (key, ranked figures,
+    figures) in its order, against every candidate the files give: as many rows, the same
+    ranked figures place by place as the files' best (ties may come in any order), and
+    each row's figures equal to the files' row of that key. One sentence per difference."""
+    problems = []
+    best = sorted(rank for rank, _ in files.values())[:limit]
+    if len(engine) != len(best):
+        problems.append(f"{kind}: engine {len(engine)} rows, files {len(best)}")
+    for place, (got, expected) in enumerate(zip(engine, best, strict=False), start=1):
+        if got[1] != expected:
+            problems.append(f"{kind} #{place}: engine ranks {got[1]}, files {expected}")
+            break  # every later place shifts with it
+    for key, _, figures in engine:
+        label = " ".join(str(part) for part in key)
+        if key not in files:
+            problems.append(f"{kind} {label}: in the engine only")
+            continue
+        for column, expected in files[key][1].items():
+            if figures.get(column) != expected:
+                problems.append(
+                    f"{kind} {label} {column}: engine {figures.get(column)}, files {expected}"
+                )
+    return problems
 
 
 def _team_innings(inning: dict, balls_per_over: int) -> tuple[int, int, int, Fraction]:

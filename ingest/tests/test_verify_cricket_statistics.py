@@ -17,8 +17,10 @@ from ingest.cricsheet.importer import import_bytes, iter_sources, match_id_of
 from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
+    RECORD_KINDS,
     Recomputation,
     compare,
+    compare_records,
     engine_rows,
     engine_team_rows,
     partnerships_in_file,
@@ -27,6 +29,7 @@ from ingest.cricsheet.verify import (
 from ingest.management.commands.verify_cricket_statistics import (
     engine_innings,
     engine_partnerships,
+    engine_records,
 )
 from omnium.testing import REPO_ROOT, SHARED_DATA
 
@@ -125,6 +128,48 @@ def test_every_partnership_equals_a_recomputation_from_the_files(sources):
     assert any(row["unbroken"] for row in files.values())
 
 
+def test_the_first_rows_of_every_record_equal_a_recomputation_from_the_files(sources):
+    _import(sources)
+    fold = Recomputation()
+    for filename, raw in sources:
+        fold.add_file(raw, match_id=match_id_of(filename))
+    files = fold.records()
+    engine = engine_records(limit=30)
+    assert set(engine) == set(RECORD_KINDS)
+    for kind, rows in engine.items():
+        assert compare_records(kind, rows, files[kind], limit=30) == [], kind
+        assert rows, kind
+
+
+def test_the_record_comparison_names_a_wrong_rank_a_wrong_figure_and_a_missing_row():
+    files = {
+        ("p1", "m1", 1): ((-120, 90), {"runs": 120, "balls": 90}),
+        ("p2", "m1", 2): ((-99, 80), {"runs": 99, "balls": 80}),
+        ("p3", "m2", 1): ((-99, 85), {"runs": 99, "balls": 85}),
+    }
+    # Ties in either order agree.
+    tied = [
+        (("p1", "m1", 1), (-120, 90), {"runs": 120, "balls": 90}),
+        (("p3", "m2", 1), (-99, 85), {"runs": 99, "balls": 85}),
+    ]
+    assert compare_records("highest-innings", tied[:1], files, limit=1) == []
+    engine = [
+        (("p1", "m1", 1), (-120, 90), {"runs": 120, "balls": 91}),
+        (("p3", "m2", 1), (-99, 85), {"runs": 99, "balls": 85}),
+    ]
+    assert compare_records("highest-innings", engine, files, limit=2) == [
+        "highest-innings #2: engine ranks (-99, 85), files (-99, 80)",
+        "highest-innings p1 m1 1 balls: engine 91, files 90",
+    ]
+    assert compare_records("highest-innings", engine[:1], files, limit=2)[0] == (
+        "highest-innings: engine 1 rows, files 2"
+    )
+    stray = [(("p9", "m9", 1), (-120, 90), {"runs": 120, "balls": 90})]
+    assert compare_records("highest-innings", stray, files, limit=1) == [
+        "highest-innings p9 m9 1: in the engine only"
+    ]
+
+
 def test_the_command_reads_every_view_of_the_sample_and_agrees(sources, tmp_path):
     _import(sources)
     archive = tmp_path / "sample.tar.gz"
@@ -138,6 +183,7 @@ def test_the_command_reads_every_view_of_the_sample_and_agrees(sources, tmp_path
     last = stdout.getvalue().strip().splitlines()[-1]
     assert last.startswith(f"verify-stats: matches={len(sources)} ")
     assert " innings=" in last and " partnerships=" in last and last.endswith(" differences=0")
+    assert f" records={len(RECORD_KINDS)}x" in last
 
 
 def test_the_comparison_names_each_differing_figure():

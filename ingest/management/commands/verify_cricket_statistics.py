@@ -12,13 +12,17 @@ from cricket.stats.aggregates import Scope, careers
 from cricket.stats.figures import innings_rows, team_rows
 from cricket.stats.partnerships import records_rebuild, records_stale
 from cricket.stats.query import StatsQuery
+from cricket.stats.records import record_rows
+from cricket.stats.records_filters import records_filter_from_params
 from cricket.stats.records_models import CricketPartnership
 from ingest.cricsheet.importer import iter_sources, match_id_of
 from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
+    RECORD_KINDS,
     Recomputation,
     compare,
+    compare_records,
     engine_innings_rows,
     engine_rows,
     engine_team_rows,
@@ -55,12 +59,7 @@ def engine_partnerships() -> dict:
     a difference in the careers."""
     records_rebuild(fixture_ids=records_stale())
     fixtures = _match_ids()
-    registry = {
-        str(internal): external
-        for internal, external in ExternalIdMap.objects.filter(
-            source_code=SOURCE, entity_type=EntityType.PARTICIPANT
-        ).values_list("internal_id", "external_id")
-    }
+    registry = _registry_ids()
     rows: dict[str, dict] = {}
     seen: dict[tuple, int] = {}
     for stand in CricketPartnership.objects.order_by("fixture_id", "innings_ordinal", "ordinal"):
@@ -78,6 +77,91 @@ def engine_partnerships() -> dict:
     return rows
 
 
+# How the engine's row of each record kind is keyed and ranked as ``Recomputation.records``
+# keys and ranks the files' rows: the key's fields, the ranked figures (a leading "-" negates
+# one) and the compared figures ("not_out" is read from the row's outs where it has none).
+_RECORD_SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "highest-innings": (
+        ("participant_id", "fixture_id", "innings_ordinal"),
+        ("-runs", "balls"),
+        ("runs", "balls", "not_out"),
+    ),
+    "best-bowling-innings": (
+        ("participant_id", "fixture_id", "innings_ordinal"),
+        ("-wickets", "runs", "balls"),
+        ("wickets", "runs", "balls"),
+    ),
+    "best-bowling-match": (
+        ("participant_id", "fixture_id"),
+        ("-wickets", "runs", "balls"),
+        ("wickets", "runs", "balls"),
+    ),
+    "highest-totals": (
+        ("fixture_id", "innings_ordinal"),
+        ("-total", "balls"),
+        ("total", "wickets", "balls"),
+    ),
+    "lowest-totals": (
+        ("fixture_id", "innings_ordinal"),
+        ("total", "-balls"),
+        ("total", "wickets", "balls"),
+    ),
+    "most-runs-season": (("participant_id", "season"), ("-runs", "innings"), ("runs", "innings")),
+    "most-wickets-season": (
+        ("participant_id", "season"),
+        ("-wickets", "runs"),
+        ("wickets", "runs"),
+    ),
+    "fastest-fifties": (
+        ("participant_id", "fixture_id", "innings_ordinal"),
+        ("balls", "-runs"),
+        ("balls", "runs", "not_out"),
+    ),
+    "fastest-hundreds": (
+        ("participant_id", "fixture_id", "innings_ordinal"),
+        ("balls", "-runs"),
+        ("balls", "runs", "not_out"),
+    ),
+}
+
+
+def engine_records(*, limit: int) -> dict[str, list[tuple[tuple, tuple, dict]]]:
+    """The first ``limit`` rows of each record kind the files are recomputed for, with no
+    filter, as the records read answers them, keyed and ranked as the files' rows."""
+    records_rebuild(fixture_ids=records_stale())  # milestones are derived on read too
+    fixtures = _match_ids()
+    registry = _registry_ids()
+    rf = records_filter_from_params({})
+    found = {}
+    for kind in RECORD_KINDS:
+        key_fields, rank_fields, figure_fields = _RECORD_SHAPES[kind]
+        rows = []
+        for row in record_rows(kind, rf)[:limit]:
+            if "not_out" not in row and "outs" in row:
+                row["not_out"] = not row["outs"]
+            key = tuple(
+                registry.get(str(row[f]), str(row[f]))
+                if f == "participant_id"
+                else fixtures.get(str(row[f]), str(row[f]))
+                if f == "fixture_id"
+                else row[f]
+                for f in key_fields
+            )
+            rank = tuple(-row[f[1:]] if f.startswith("-") else row[f] for f in rank_fields)
+            rows.append((key, rank, {f: row[f] for f in figure_fields}))
+        found[kind] = rows
+    return found
+
+
+def _registry_ids() -> dict[str, str]:
+    return {
+        str(internal): external
+        for internal, external in ExternalIdMap.objects.filter(
+            source_code=SOURCE, entity_type=EntityType.PARTICIPANT
+        ).values_list("internal_id", "external_id")
+    }
+
+
 def _match_ids() -> dict[str, str]:
     return {
         str(fixture_id): match_id
@@ -90,7 +174,9 @@ def _match_ids() -> dict[str, str]:
 class Command(BaseCommand):
     help = (
         "Recompute every batting, bowling and fielding career, every player's innings list, "
-        "every partnership and every team's record straight from Cricsheet files (not "
+        "every partnership, every team's record and the first rows of each record (highest "
+        "innings, best bowling, team totals, most in a season, fastest fifties and hundreds) "
+        "straight from Cricsheet files (not "
         "through the engine) and compare them with the engine's in this database, figure by "
         "figure, in the standard and the super-over scope. Only files whose match is "
         "imported and public are read. Exits non-zero on any difference."
@@ -99,8 +185,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="*", type=Path, default=[DEV_CORPUS])
         parser.add_argument("--show", type=int, default=20, help="Differences to print.")
+        parser.add_argument(
+            "--records",
+            type=int,
+            default=100,
+            help="Rows of each record kind to compare (the first, in the engine's order).",
+        )
 
-    def handle(self, *args, paths, show, **options):
+    def handle(self, *args, paths, show, records, **options):
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise CommandError(f"No such file or directory: {', '.join(missing)}")
@@ -155,11 +247,17 @@ class Command(BaseCommand):
             f"team {p}"
             for p in compare(engine_team_rows(team_rows(StatsQuery.parse({}, view="team"))), teams)
         ]
+        files_records = folds["exclude"].records()
+        for kind, rows in engine_records(limit=records).items():
+            problems += [
+                f"record {p}"
+                for p in compare_records(kind, rows, files_records[kind], limit=records)
+            ]
         for line in problems[:show]:
             self.stdout.write(line)
         self.stdout.write(
             f"verify-stats: matches={read} careers={players} innings={innings_read} "
-            f"partnerships={len(stands)} "
+            f"partnerships={len(stands)} records={len(RECORD_KINDS)}x{records} "
             f"differences={len(problems)}"
         )
         if problems or read != len(imported):
