@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +78,14 @@ BOWLING_FIELDS = (
 )
 FIGURES = BATTING_FIELDS + FIELDING_FIELDS + BOWLING_FIELDS
 ORDERINGS = {f: f for f in FIGURES} | {"name": "name"}
+# The line fold each figure is read from ("matches" comes from the appearances, always
+# folded). A read that shows one view's figures folds only their lines.
+FOLD_OF = (
+    {f: "bat" for f in BATTING_FIELDS if f != "matches"}
+    | {f: "fld" for f in FIELDING_FIELDS}
+    | {f: "bowl" for f in BOWLING_FIELDS}
+)
+FOLDS = ("bat", "fld", "bowl")
 
 # Which line table a filter applies to (``Scope.where``'s ``table``).
 LINE_KINDS = ("app", "bat", "fld", "bowl", "team")
@@ -219,9 +227,12 @@ def _fold_sql(
     *,
     key: str | GroupKey | None = None,
     participant_ids: list[str] | None = None,
+    folds: Collection[str] = FOLDS,
 ) -> tuple[str, list[Any]]:
     """The fold: one row per (participant[, key]) with every figure. ``key`` adds one
-    grouping column ``k`` (a snapshot level's name, or a query's ``GroupKey``)."""
+    grouping column ``k`` (a snapshot level's name, or a query's ``GroupKey``). ``folds``
+    names the line folds to read; the others read no line (a constant false filter), so
+    their figures are zero or empty."""
     group = _LEVEL_KEYS[key] if isinstance(key, str) else key or GroupKey("''")
     app_kinds = scope.appearances_from_lines()
     if group.lines and app_kinds is None:
@@ -236,6 +247,8 @@ def _fold_sql(
     ):
         kind = ("lines" if app_kinds else "app") if name == "app" else name
         where, where_params = scope.where("l", kind)
+        if name != "app" and name not in folds:
+            where += " AND false"
         only = ""
         extra: list[Any] = []
         if participant_ids is not None:
@@ -376,13 +389,20 @@ def careers(
     offset: int = 0,
     minimum: dict[str, int] | None = None,
     group: GroupKey | None = None,
+    figures: Collection[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Every participant's figures in ``scope`` (one row each, with name and registry id),
     folded live from the lines. ``ordering`` is a figure (``-`` for descending; ties by
     name); ``minimum`` keeps rows whose figures reach the given values; ``group`` folds one
-    row per participant and key (kept as ``k``)."""
+    row per participant and key (kept as ``k``). ``figures`` names the figures the caller
+    reads: only their line folds (and those of the ordering and minimum) are read, the
+    other figures come back as zero or empty; by default every figure is folded."""
     expanded = expand_merged(participant_ids) if participant_ids is not None else None
-    fold, params = _fold_sql(scope, key=group, participant_ids=expanded)
+    folds: Collection[str] = FOLDS
+    if figures is not None:
+        needed = {*figures, ordering.lstrip("-"), *(minimum or {})}
+        folds = {FOLD_OF[f] for f in needed if f in FOLD_OF}
+    fold, params = _fold_sql(scope, key=group, participant_ids=expanded, folds=folds)
     sql = _IDENTITY.format(fold=fold)
     descending = ordering.startswith("-")
     column = ORDERINGS.get(ordering.lstrip("-"))

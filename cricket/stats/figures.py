@@ -69,6 +69,8 @@ FIELDING_VIEW = {
     "sub_stumpings": "substitute_stumpings",
     "sub_run_outs": "substitute_run_outs",
 }
+# Fold columns a view's row reads besides its fields.
+EXTRA_FIGURES = {"batting": (), "bowling": (), "fielding": ("catches", "stumpings")}
 PLAYER_VIEWS = {"batting": BATTING_VIEW, "bowling": BOWLING_VIEW, "fielding": FIELDING_VIEW}
 DEFAULT_ORDERING = {
     "batting": "-runs",
@@ -162,6 +164,7 @@ def player_rows(
         offset=offset,
         minimum=minimum,
         group=group,
+        figures=[*view.values(), *EXTRA_FIGURES[query.view]],
     )
     labels = _group_labels(query, {r["k"] for r in rows}) if group else {}
     shaped = []
