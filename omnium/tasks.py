@@ -1,4 +1,7 @@
 from celery import shared_task
+from django.utils import timezone
+
+from omnium.partitions import ensure
 
 # A held ping is for checking queue separation (a long job on one queue, a ping on another).
 PING_HOLD_MAX_SECONDS = 30
@@ -20,8 +23,4 @@ def ping(value: str, hold_seconds: float = 0) -> dict[str, str]:
 def partitions_ensure_task(months_ahead: int = 3) -> int:
     """The beat entry: the partitioned logs' partitions for the months to come (how many
     were created)."""
-    from django.utils import timezone
-
-    from omnium.partitions import ensure
-
     return sum(made for _, made in ensure(now=timezone.now(), months_ahead=months_ahead))
