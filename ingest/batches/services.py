@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -35,11 +34,9 @@ from cricket.source_revisions import SOURCE_REVISION, source_correction_diff
 from ingest.batches.limits import batch_files_collect
 from ingest.batches.models import (
     BATCH_TRANSITIONS,
-    ONBOARDING_ANSWERS,
     Batch,
     BatchCheckpoint,
     BatchItem,
-    BatchParticipantOnboardingTask,
     BatchReviewDecision,
     BatchState,
     BatchStateTransition,
@@ -53,6 +50,10 @@ from ingest.batches.models import (
     ReviewDecision,
 )
 from ingest.batches.onboarding import Gaps, answered, gaps_of, stand_ins
+from ingest.batches.onboarding_decisions import (
+    onboarding_task_resolve as onboarding_task_resolve,  # callers answer tasks from here
+)
+from ingest.batches.people import people_resolve
 from ingest.batches.permissions import (
     may_submit_batches,
     review_refusal,
@@ -68,20 +69,15 @@ from ingest.batches.phases import (
     take_lease,
 )
 from ingest.cricsheet.importer import Importer, Outcome, match_id_of
-from ingest.cricsheet.validate import REGISTRY_ID_MAX, CricsheetRejected, load
+from ingest.cricsheet.validate import CricsheetRejected, load
 from ingest.storage import StoredObjectExpired, stored_object_create, stored_object_read
 from omnium.progress import ProgressCallback
 from sports.models import (
     Competition,
     EntityType,
     ExternalIdMap,
-    Fixture,
-    LinkOrigin,
-    Participant,
-    ParticipantAlias,
     SubmissionKind,
 )
-from sports.services.common import actor_label
 
 CRICKET = "cricket"
 
@@ -396,10 +392,10 @@ def _validate_item(item: BatchItem, *, kinds: set[str]) -> None:
         onboardable = None if _match_known(item) else _onboardable(item, raw, kinds=kinds)
         if onboardable is not None:
             document, gaps = onboardable
-            resolution = _resolve(item, document, gaps=gaps)
+            resolution = people_resolve(item, document, gaps=gaps)
             problems = []
     else:
-        resolution = _resolve(item, document)
+        resolution = people_resolve(item, document)
         if item.operation == ItemOperation.CORRECT and not problems:
             problems = _correction_problems(item, document, resolution)
     item.outcome = ItemOutcome.INVALID if problems else ItemOutcome.VALID
@@ -497,329 +493,6 @@ def _correction_problems(
     resolution["fixture"]["deliveries"] = len({(d.innings, d.over, d.position) for d in balls})
     resolution["fixture"]["facts"] = sorted({d.field for d in diff if d.kind == "fact"})
     return []
-
-
-def _resolve(
-    item: BatchItem, document: dict[str, Any], *, gaps: Gaps | None = None
-) -> dict[str, Any]:
-    """The evidence for every person the file names (by registry id, never by name) and the
-    match itself; an unknown id whose name is already someone else's opens a task, and so
-    does each of the file's onboarding ``gaps`` (a listed player with no id, or listed
-    under a team that is not the match's)."""
-    names: dict[str, str] = document["info"]["registry"]["people"]
-    gaps = gaps or Gaps()
-    ids = set(names.values())
-    known = dict(
-        ExternalIdMap.objects.filter(
-            source_code=SOURCE, entity_type=EntityType.PARTICIPANT, external_id__in=ids
-        ).values_list("external_id", "internal_id")
-    )
-    unknown_names = [name for name, rid in names.items() if rid not in known]
-    unknown_names += list(gaps.unidentified)
-    namesakes: dict[str, list[str]] = {}
-    for name, participant_id in (
-        ParticipantAlias.objects.filter(
-            source_code=SOURCE, name__in=unknown_names, participant__merged_into__isnull=True
-        )
-        .values_list("name", "participant_id")
-        .order_by("name", "participant_id")
-        .distinct()
-    ):
-        namesakes.setdefault(name, []).append(str(participant_id))
-    people = []
-    for name, rid in names.items():
-        entry: dict[str, Any]
-        if rid in known:
-            entry = {"resolution": "known", "participant": str(known[rid])}
-        elif name in namesakes:
-            task = _onboarding_task(
-                item,
-                reason=OnboardingReason.NAMESAKE_UNDER_OTHER_ID,
-                name=name,
-                registry_id=rid,
-                candidates=namesakes[name],
-            )
-            entry = {
-                "resolution": "ambiguous",
-                "candidates": namesakes[name],
-                "task_reference": task.task_reference,
-            }
-        else:
-            entry = {"resolution": "new"}
-        people.append({"name": name, "registry_id": rid, **entry})
-    for name, team in gaps.unidentified.items():
-        task = _onboarding_task(
-            item,
-            reason=OnboardingReason.NO_DURABLE_IDENTIFIER,
-            name=name,
-            registry_id="",
-            candidates=namesakes.get(name, []),
-            team=team,
-        )
-        people.append(
-            {
-                "name": name,
-                "registry_id": "",
-                "resolution": "unidentified",
-                "candidates": task.candidates,
-                "task_reference": task.task_reference,
-            }
-        )
-    evidence: dict[str, Any] = {"people": people}
-    if gaps.unplaced:
-        evidence["placements"] = [
-            {
-                "name": name,
-                "team": team,
-                "task_reference": _onboarding_task(
-                    item,
-                    reason=OnboardingReason.TEAM_NOT_RECOGNISED,
-                    name=name,
-                    registry_id=names.get(name, ""),
-                    candidates=list(gaps.teams),
-                    team=team,
-                ).task_reference,
-            }
-            for name, team in gaps.unplaced.items()
-        ]
-    fixture_id = (
-        ExternalIdMap.objects.filter(
-            source_code=SOURCE, entity_type=EntityType.FIXTURE, external_id=item.source_identity
-        )
-        .values_list("internal_id", flat=True)
-        .first()
-    )
-    # fixture_id is None for a match never imported; pk=None then matches no row (the
-    # stubs refuse None as a primary-key lookup value).
-    fixture = (
-        Fixture.objects.filter(pk=fixture_id)  # type: ignore[misc]
-        .select_related("first_seen_in")
-        .first()
-    )
-    if fixture is None:
-        evidence["fixture"] = {"resolution": "new"}
-    elif fixture.first_seen_in is not None and fixture.first_seen_in.sha256 == item.sha256:
-        evidence["fixture"] = {"resolution": "same_bytes", "fixture": str(fixture.pk)}
-    else:
-        # The match is already imported from other bytes: this item is a correction of it.
-        item.operation = ItemOperation.CORRECT
-        item.corrects_source_identity = item.source_identity
-        item.correction_target = fixture
-        evidence["fixture"] = {"resolution": "correction_target", "fixture": str(fixture.pk)}
-    return evidence
-
-
-def _participant_key(*, name: str, registry_id: str, team: str = "") -> str:
-    """How onboarding finds a person's task: by the source's id where the file gives one,
-    else by name and team. An answer can change it, so no decision addresses a task by it."""
-    return f"source:{registry_id}" if registry_id else f"name:{name}::{team}"
-
-
-def _onboarding_task(
-    item: BatchItem,
-    *,
-    reason: str,
-    name: str,
-    registry_id: str,
-    candidates: list[str],
-    team: str = "",
-) -> BatchParticipantOnboardingTask:
-    """The task for one person and reason. A namesake is one task per batch and registry id
-    (two files naming the same person share it); a person without an id, or under a team
-    not the match's, is one per file (two files' namesakes may be two people)."""
-    tasks = BatchParticipantOnboardingTask.objects.filter(batch_id=item.batch_id, reason=reason)
-    if reason == OnboardingReason.NAMESAKE_UNDER_OTHER_ID:
-        existing = tasks.filter(registry_id=registry_id).first()
-    else:
-        existing = tasks.filter(item=item, name=name).first()
-    if existing is not None:
-        return existing
-    return BatchParticipantOnboardingTask.objects.create(
-        task_reference=f"obt_{secrets.token_urlsafe(18)}",
-        batch_id=item.batch_id,
-        item=item,
-        # An unrecognised team is what the task asks about, so the key leaves it out.
-        participant_key=_participant_key(
-            name=name,
-            registry_id=registry_id,
-            team="" if reason == OnboardingReason.TEAM_NOT_RECOGNISED else team,
-        ),
-        name=name,
-        registry_id=registry_id,
-        team=team,
-        reason=reason,
-        candidates=candidates,
-    )
-
-
-# --- onboarding decisions -------------------------------------------------------------------
-
-
-@transaction.atomic
-def onboarding_task_resolve(
-    *,
-    task_reference: str,
-    reviewer: User,
-    participant: Participant | None = None,
-    create: bool = False,
-    registry_id: str = "",
-    team: str = "",
-) -> BatchParticipantOnboardingTask:
-    """Answer a task, with the answer its reason takes (``ONBOARDING_ANSWERS``):
-
-    - ``namesake_under_other_id``: ``participant`` links the registry id to that existing
-      person (the id-map row is written now); ``create=True`` accepts that the file names
-      a new person, created under the file's registry id when the batch publishes.
-    - ``no_durable_identifier``: ``registry_id`` is the person's id (publication lists it
-      in the file's registry: a known id is its person, a new one a new person), or
-      ``participant`` names the existing person, whose registry id is used.
-    - ``team_not_recognised``: ``team``, one of the match's two teams, is where the person
-      played (publication lists them there).
-    """
-    task = (
-        BatchParticipantOnboardingTask.objects.select_for_update()
-        .select_related("batch")
-        .filter(task_reference=task_reference)
-        .first()
-    )
-    if task is None:
-        raise ValidationError(f"no onboarding task {task_reference!r}")
-    refusal = review_refusal(reviewer, task.batch)
-    if refusal:
-        raise PermissionDenied(refusal)
-    if task.decision != OnboardingDecision.OUTSTANDING:
-        raise ValidationError(f"onboarding task {task_reference} is already {task.decision}")
-    given = {
-        "participant": participant is not None,
-        "create": create,
-        "registry_id": bool(registry_id.strip()),
-        "team": bool(team.strip()),
-    }
-    takes = {
-        OnboardingReason.NAMESAKE_UNDER_OTHER_ID: ("participant", "create"),
-        OnboardingReason.NO_DURABLE_IDENTIFIER: ("participant", "registry_id"),
-        OnboardingReason.TEAM_NOT_RECOGNISED: ("team",),
-    }[OnboardingReason(task.reason)]
-    answers = [name for name, present in given.items() if present]
-    if len(answers) != 1 or answers[0] not in takes:
-        raise ValidationError(
-            f"onboarding task {task_reference} ({task.get_reason_display().lower()}) is "
-            f"answered with exactly one of: {', '.join(takes)}"
-        )
-    if task.reason == OnboardingReason.NAMESAKE_UNDER_OTHER_ID:
-        if participant is not None:
-            _link_registry_id(task, participant, reviewer=reviewer)
-            task.decision, task.participant = OnboardingDecision.LINKED, participant
-        else:
-            task.decision = OnboardingDecision.CREATE
-    elif task.reason == OnboardingReason.NO_DURABLE_IDENTIFIER:
-        if participant is not None:
-            task.registry_id = _registry_id_of(participant)
-            task.decision, task.participant = OnboardingDecision.LINKED, participant
-        else:
-            task.registry_id = _new_registry_id(task, registry_id.strip())
-            task.decision = OnboardingDecision.IDENTIFIED
-        task.participant_key = _participant_key(name=task.name, registry_id=task.registry_id)
-    else:
-        team = team.strip()
-        if team not in task.candidates:
-            raise ValidationError(
-                f"{team!r} is not one of the match's teams: {', '.join(task.candidates)}"
-            )
-        task.placed_in, task.decision = team, OnboardingDecision.PLACED
-        task.participant_key = _participant_key(
-            name=task.name, registry_id=task.registry_id, team=team
-        )
-    if task.decision not in ONBOARDING_ANSWERS[task.reason]:  # the database holds it too
-        raise ValueError(f"{task.decision} does not answer {task.reason}")
-    task.resolved_by, task.resolved_at = reviewer, timezone.now()
-    task.save(
-        update_fields=[
-            "decision",
-            "participant",
-            "registry_id",
-            "placed_in",
-            "participant_key",
-            "resolved_by",
-            "resolved_at",
-        ]
-    )
-    audit_record(
-        actor=reviewer,
-        action="ingest.onboarding_task_resolve",
-        entity=task,
-        key=task.task_reference,
-        detail={
-            "batch": str(task.batch_id),
-            "reason": task.reason,
-            "registry_id": task.registry_id,
-            "decision": task.decision,
-            "participant": str(participant.pk) if participant else None,
-            "placed_in": task.placed_in,
-        },
-    )
-    return task
-
-
-def _link_registry_id(
-    task: BatchParticipantOnboardingTask, participant: Participant, *, reviewer: User
-) -> None:
-    if participant.merged_into_id is not None:
-        raise ValidationError(f"participant {participant.pk} was merged; link its survivor")
-    taken = ExternalIdMap.objects.filter(
-        source_code=SOURCE, entity_type=EntityType.PARTICIPANT, external_id=task.registry_id
-    ).first()
-    if taken is not None:
-        raise ValidationError(
-            f"registry id {task.registry_id} is already linked to {taken.internal_id}"
-        )
-    ExternalIdMap.objects.create(
-        source_code=SOURCE,
-        entity_type=EntityType.PARTICIPANT,
-        external_id=task.registry_id,
-        internal_id=participant.pk,
-        origin=LinkOrigin.ONBOARDING,
-        created_by=actor_label(reviewer),
-    )
-
-
-def _registry_id_of(participant: Participant) -> str:
-    """The Cricsheet registry id of an existing person, which a file without one takes."""
-    if participant.merged_into_id is not None:
-        raise ValidationError(f"participant {participant.pk} was merged; name its survivor")
-    found = (
-        ExternalIdMap.objects.filter(
-            source_code=SOURCE, entity_type=EntityType.PARTICIPANT, internal_id=participant.pk
-        )
-        .order_by("external_id")
-        .values_list("external_id", flat=True)
-        .first()
-    )
-    if found is None:
-        raise ValidationError(
-            f"{participant} has no Cricsheet registry id; answer with the registry id instead"
-        )
-    return found
-
-
-def _new_registry_id(task: BatchParticipantOnboardingTask, registry_id: str) -> str:
-    """A reviewer's registry id for a person: short enough, one word, and not another
-    person's in the same file."""
-    if len(registry_id) > REGISTRY_ID_MAX or any(ch.isspace() for ch in registry_id):
-        raise ValidationError(
-            f"registry id {registry_id!r}: one word of at most {REGISTRY_ID_MAX} characters"
-        )
-    others = {
-        person["registry_id"]: person["name"]
-        for person in task.item.resolution.get("people", [])
-        if person.get("registry_id") and person["name"] != task.name
-    }
-    if registry_id in others:
-        raise ValidationError(
-            f"registry id {registry_id} is {others[registry_id]}'s in {task.item.filename}; "
-            f"{task.name} is another person"
-        )
-    return registry_id
 
 
 # --- review ---------------------------------------------------------------------------------
