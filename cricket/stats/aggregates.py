@@ -265,12 +265,16 @@ def _fold_sql(
     sql = f"""
 WITH RECURSIVE {_CANON},
 {",".join(parts)},
-app AS (SELECT pid, k, COUNT(DISTINCT fixture_id) AS matches FROM app_l GROUP BY pid, k),
+app AS (
+    SELECT pid, k, COUNT(*) AS matches
+      FROM (SELECT DISTINCT pid, k, fixture_id FROM app_l) m GROUP BY pid, k
+),
 bat AS (
     SELECT pid, k, COUNT(*) AS innings, SUM(runs) AS runs, SUM(balls_faced) AS balls_faced,
            SUM(fours) AS fours, SUM(sixes) AS sixes, SUM(outs) AS outs, MAX(runs) AS highest,
            -- the highest score carries its not-out marker when any innings of it was not out
-           (array_agg(outs = 0 ORDER BY runs DESC, outs ASC))[1] AS highest_not_out,
+           -- (the greatest of runs * 2 + not out: no ordered aggregate, so no sort)
+           MOD(MAX(runs * 2 + (outs = 0)::int), 2) = 1 AS highest_not_out,
            COUNT(*) FILTER (WHERE runs = 0 AND outs > 0) AS ducks,
            COUNT(*) FILTER (WHERE runs BETWEEN 50 AND 99) AS fifties,
            COUNT(*) FILTER (WHERE runs >= 100) AS hundreds
@@ -292,15 +296,20 @@ bowl AS (
            SUM(legal_balls * 120.0 / balls_per_over) AS over_units,
            COUNT(*) FILTER (WHERE wickets = 4) AS four_wickets,
            COUNT(*) FILTER (WHERE wickets >= 5) AS five_wickets,
-           (array_agg(wickets ORDER BY wickets DESC, runs_conceded ASC))[1] AS best_wickets,
-           (array_agg(runs_conceded ORDER BY wickets DESC, runs_conceded ASC))[1] AS best_runs
+           -- best figures: most wickets, then fewest runs, as the greatest of
+           -- wickets * 10^6 - runs (runs stay below 10^6; no ordered aggregate, no sort)
+           (MAX(wickets::bigint * 1000000 - runs_conceded) + 999999) / 1000000
+             AS best_wickets,
+           ((MAX(wickets::bigint * 1000000 - runs_conceded) + 999999) / 1000000) * 1000000
+             - MAX(wickets::bigint * 1000000 - runs_conceded) AS best_runs
       FROM bowl_l GROUP BY pid, k
 ),
 bowl_match AS (
     SELECT pid, k,
            COUNT(*) FILTER (WHERE wickets >= 10) AS ten_wickets,
-           (array_agg(wickets ORDER BY wickets DESC, runs ASC))[1] AS best_match_wickets,
-           (array_agg(runs ORDER BY wickets DESC, runs ASC))[1] AS best_match_runs
+           (MAX(wickets * 1000000 - runs) + 999999) / 1000000 AS best_match_wickets,
+           ((MAX(wickets * 1000000 - runs) + 999999) / 1000000) * 1000000
+             - MAX(wickets * 1000000 - runs) AS best_match_runs
       FROM (SELECT pid, k, fixture_id, SUM(wickets) AS wickets, SUM(runs_conceded) AS runs
               FROM bowl_l GROUP BY pid, k, fixture_id) m
      GROUP BY pid, k
