@@ -68,6 +68,11 @@ def reverifications_queue_old_rules(*, actor: User | None = None) -> int:
         )
         for pk, version in old.filter(~Exists(held)).values_list("pk", "identity_rules_version")
     ]
+    return _queued(rows, reason=OLD_RULES, actor=actor)
+
+
+def _queued(rows: list[Reverification], *, reason: str, actor: User | None) -> int:
+    """Write the queued rows, with one audit row for the run when there are any."""
     Reverification.objects.bulk_create(rows)
     if rows:
         audit_record(
@@ -75,7 +80,7 @@ def reverifications_queue_old_rules(*, actor: User | None = None) -> int:
             action="reverification.queue",
             entity=Reverification,
             key=None,
-            detail={"reason": OLD_RULES, "queued": len(rows)},
+            detail={"reason": reason, "queued": len(rows)},
         )
     return len(rows)
 
@@ -134,16 +139,7 @@ def reverifications_queue_changed_data(*, actor: User | None = None) -> int:
                 },
             )
         )
-    Reverification.objects.bulk_create(rows)
-    if rows:
-        audit_record(
-            actor=actor,
-            action="reverification.queue",
-            entity=Reverification,
-            key=None,
-            detail={"reason": DATA_CHANGED, "queued": len(rows)},
-        )
-    return len(rows)
+    return _queued(rows, reason=DATA_CHANGED, actor=actor)
 
 
 @dataclass(frozen=True)
