@@ -69,3 +69,9 @@ def median_ms(fn: Callable[[], object], *, runs: int, warmup: int = 3) -> float:
 def closing_line(name: str, **figures: object) -> str:
     parts = " ".join(f"{k}={v}" for k, v in figures.items())
     return f"bench-{name}: {parts}"
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    """The sample at ``fraction`` of the sorted samples (nearest rank, no interpolation)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]

@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import closing_line, fresh_database
+from bench.common import closing_line, fresh_database, percentile
 
 DATABASE = "omnium_bench_search"
 QUERIES = 200
@@ -225,11 +225,6 @@ def ilike(query: str) -> set[str]:
             )
             found.update(str(row[0]) for row in cursor.fetchall())
     return found
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def run(label: str, targets: list[tuple[str, str]], rng: random.Random) -> dict[str, float]:

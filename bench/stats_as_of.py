@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bench.stats
-from bench.common import REPO, closing_line, median_ms, setup_django
+from bench.common import REPO, closing_line, median_ms, percentile, setup_django
 from bench.stats import load
 
 ARCHIVES = [
@@ -131,7 +131,7 @@ def main() -> None:
         print(f"{label:40s} as of D {q:9.1f} ms   today {b:9.1f} ms", flush=True)
     ours.sort()
     p50 = statistics.median(ours)
-    p95 = ours[min(len(ours) - 1, round(0.95 * (len(ours) - 1)))]
+    p95 = percentile(ours, 0.95)
     print(
         closing_line(
             "stats-as-of",

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bench.stats
-from bench.common import REPO, closing_line, median_ms, setup_django
+from bench.common import REPO, closing_line, median_ms, percentile, setup_django
 from bench.stats import copy_template, load
 
 # The shared data folder sits next to the checkout (or next to the worktrees' folder).
@@ -257,7 +257,7 @@ def main() -> None:
         print(f"{label:55s} {q:9.1f} ms   plain SQL {b:9.1f} ms", flush=True)
     ours.sort()
     p50 = statistics.median(ours)
-    p95 = ours[min(len(ours) - 1, round(0.95 * (len(ours) - 1)))]
+    p95 = percentile(ours, 0.95)
     ratio = p50 / statistics.median(theirs)
     print(
         closing_line(
