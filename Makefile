@@ -156,7 +156,7 @@ bench-stats-query: services ## Benchmark: 20 Statsguru-style queries through the
 bench-stats-as-of: services ## Benchmark: statistics views and records as of a moment before corrections vs today's stored lines
 	$(PY) bench/stats_as_of.py $(BENCH_ARGS)
 
-verify-stats: services ## Compare every cricket career, innings list, partnership and team record in the database with a recomputation from the dev corpus files
+verify-stats: services ## Compare every cricket career, innings list, partnership, team record, record and points table in the database with a recomputation from the dev corpus files
 	DEBUG=$${DEBUG:-true} $(MANAGE) verify_cricket_statistics $(VERIFY_ARGS)
 
 bench-batches: services ## Benchmark: a reviewed batch (submit, validate, publish) vs the corpus import, per delivery

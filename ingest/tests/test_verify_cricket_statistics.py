@@ -1,19 +1,17 @@
 """The engine against an independent recomputation straight from the JSON files, on real
-matches chosen for every edge case of the data README."""
+matches chosen for every edge case of the data README (``verify_sample``), imported once
+for the module."""
 
 import io
 import json
-import tarfile
 
 import pytest
 from django.core.management import call_command
 
 from cricket.stats.aggregates import Scope, careers
-from cricket.stats.engine import lines_rebuild_all
 from cricket.stats.figures import team_rows
 from cricket.stats.query import StatsQuery
-from cricket.tests.factories import seed_dismissal_kinds
-from ingest.cricsheet.importer import import_bytes, iter_sources, match_id_of
+from ingest.cricsheet.importer import match_id_of
 from ingest.cricsheet.verify import (
     BATTING_COLUMNS,
     BOWLING_COLUMNS,
@@ -26,71 +24,23 @@ from ingest.cricsheet.verify import (
     partnerships_in_file,
     recompute,
 )
+from ingest.cricsheet.verify.points import PointsFold
 from ingest.management.commands.verify_cricket_statistics import (
     engine_innings,
     engine_partnerships,
+    engine_points_tables,
     engine_records,
 )
-from omnium.testing import REPO_ROOT, SHARED_DATA
-
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _kinds(db):
-    # The statistics tests' conftest seeded these where this file used to live; a test that
-    # flushes the database may have emptied the table since the migration filled it.
-    seed_dismissal_kinds()
-
-
-SAMPLES = REPO_ROOT / "ingest" / "samples" / "cricket"
-ARCHIVE = SHARED_DATA / "cricsheet" / "dev_matches.tar.gz"
-# Edge cases the samples lack, early in the archive (it is read as a stream, never copied):
-# a named substitute fielder, more legal balls than balls per over and a miscount written as
-# a string (64012); retired hurt (64050); absent hurt (64053); a wicket off a wide or no-ball
-# and a name two registry ids share (64059); retired not out (935819); concussion and
-# other match replacements (213288); five-ball overs of The Hundred (1252666).
-EXTRA = {
-    "64012.json",
-    "64050.json",
-    "64053.json",
-    "64059.json",
-    "213288.json",
-    "935819.json",
-    "1252666.json",
-}
-
-
-def _archive_members() -> list[tuple[str, bytes]]:
-    if not ARCHIVE.is_file():
-        return []
-    found = []
-    with tarfile.open(ARCHIVE, "r|gz") as archive:
-        for member in archive:
-            if member.name in EXTRA:
-                found.append((member.name, archive.extractfile(member).read()))
-                if len(found) == len(EXTRA):
-                    break
-    return found
+from ingest.tests.verify_sample import imported_once, sample_sources, write_archive
 
 
 @pytest.fixture(scope="module")
-def sources():
-    samples = list(iter_sources([SAMPLES]))
-    # An edge case the samples have since taken in is read from them, not twice.
-    have = {name.rsplit("/", 1)[-1] for name, _ in samples}
-    return samples + [(name, raw) for name, raw in _archive_members() if name not in have]
+def sources(django_db_setup, django_db_blocker):
+    with imported_once(django_db_blocker, sample_sources()):
+        yield sample_sources()
 
 
-def _import(sources):
-    for filename, raw in sources:
-        result = import_bytes(raw, filename=filename)
-        assert result.outcome == "new", result.error
-    lines_rebuild_all()
-
-
-def test_engine_careers_equal_a_recomputation_from_the_files_in_every_scope(sources):
-    _import(sources)
+def test_engine_careers_equal_a_recomputation_from_the_files_in_every_scope(sources, db):
     for scope in ({}, {"super_overs": "only"}, {"format_code": "Test"}, {"gender": "female"}):
         batting, bowling = recompute(sources, **scope)
         rows = careers(Scope(**scope))
@@ -106,8 +56,7 @@ def test_engine_careers_equal_a_recomputation_from_the_files_in_every_scope(sour
         assert teams, scope
 
 
-def test_every_innings_list_equals_a_recomputation_from_the_files(sources):
-    _import(sources)
+def test_every_innings_list_equals_a_recomputation_from_the_files(sources, db):
     for mode in ("exclude", "only"):
         fold = Recomputation(super_overs=mode)
         for filename, raw in sources:
@@ -116,10 +65,26 @@ def test_every_innings_list_equals_a_recomputation_from_the_files(sources):
         engine = engine_innings(careers(Scope(super_overs=mode)), super_overs=mode)
         assert compare(engine, files) == [], mode
         assert files, mode
+        if mode == "exclude":
+            # The sample's innings lists hit the edge cases of how an innings ends.
+            kinds = {row["how_out"] for row in files.values()}
+            assert {"not out", "retired-hurt", "caught-and-bowled", "run-out"} <= kinds
+            assert max(row["position"] for row in files.values()) == 11
 
 
-def test_every_partnership_equals_a_recomputation_from_the_files(sources):
-    _import(sources)
+def test_every_series_points_table_equals_a_recomputation_from_the_files(sources, db):
+    fold = PointsFold()
+    for filename, raw in sources:
+        fold.add(json.loads(raw), match_id=match_id_of(filename))
+    engine, rules = engine_points_tables(fold.series)
+    files = fold.tables(rules)
+    assert compare(engine, files) == []
+    assert any(row["no_result"] for row in files.values())
+    assert any(row["tied"] for row in files.values())
+    assert sum(row["net_run_rate"] is not None for row in files.values()) > 20
+
+
+def test_every_partnership_equals_a_recomputation_from_the_files(sources, db):
     files = {}
     for filename, raw in sources:
         files.update(partnerships_in_file(json.loads(raw), match_id=match_id_of(filename)))
@@ -128,8 +93,7 @@ def test_every_partnership_equals_a_recomputation_from_the_files(sources):
     assert any(row["unbroken"] for row in files.values())
 
 
-def test_the_first_rows_of_every_record_equal_a_recomputation_from_the_files(sources):
-    _import(sources)
+def test_the_first_rows_of_every_record_equal_a_recomputation_from_the_files(sources, db):
     fold = Recomputation()
     for filename, raw in sources:
         fold.add_file(raw, match_id=match_id_of(filename))
@@ -170,20 +134,14 @@ def test_the_record_comparison_names_a_wrong_rank_a_wrong_figure_and_a_missing_r
     ]
 
 
-def test_the_command_reads_every_view_of_the_sample_and_agrees(sources, tmp_path):
-    _import(sources)
-    archive = tmp_path / "sample.tar.gz"
-    with tarfile.open(archive, "w:gz") as out:
-        for filename, raw in sources:
-            info = tarfile.TarInfo(filename.rsplit("/", 1)[-1])
-            info.size = len(raw)
-            out.addfile(info, io.BytesIO(raw))
+def test_the_command_reads_every_view_of_the_sample_and_agrees(sources, db, tmp_path):
+    archive = write_archive(tmp_path / "sample.tar.gz", sources)
     stdout = io.StringIO()
     call_command("verify_cricket_statistics", str(archive), verbosity=0, stdout=stdout)
     last = stdout.getvalue().strip().splitlines()[-1]
     assert last.startswith(f"verify-stats: matches={len(sources)} ")
     assert " innings=" in last and " partnerships=" in last and last.endswith(" differences=0")
-    assert f" records={len(RECORD_KINDS)}x" in last
+    assert f" records={len(RECORD_KINDS)}x" in last and " points_tables=" in last
 
 
 def test_the_comparison_names_each_differing_figure():

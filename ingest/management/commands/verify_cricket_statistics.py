@@ -1,12 +1,17 @@
-"""Compare every career the engine derives with a recomputation straight from the files."""
+"""Compare every figure the engine derives with a recomputation straight from the files
+(``ingest.cricsheet.verify``)."""
 
 import json
+from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from cricket.points import points_config, points_table
 from cricket.services import SOURCE
 from cricket.stats.aggregates import Scope, careers
 from cricket.stats.figures import innings_rows, team_rows
@@ -28,7 +33,8 @@ from ingest.cricsheet.verify import (
     engine_team_rows,
     partnerships_in_file,
 )
-from sports.models import EntityType, ExternalIdMap, Fixture
+from ingest.cricsheet.verify.points import POINTS_COLUMNS, PointsFold
+from sports.models import Competition, EntityType, ExternalIdMap, Fixture, PointsAdjustment
 
 # The development corpus sits in the shared data folder next to the checkout. It is spelled
 # out here rather than taken from the test plugin, which imports pytest: a production install
@@ -107,6 +113,16 @@ _RECORD_SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...
         ("total", "wickets", "balls"),
     ),
     "most-runs-season": (("participant_id", "season"), ("-runs", "innings"), ("runs", "innings")),
+    "most-runs-series": (
+        ("participant_id", "series_id"),
+        ("-runs", "innings"),
+        ("runs", "innings"),
+    ),
+    "most-wickets-series": (
+        ("participant_id", "series_id"),
+        ("-wickets", "runs"),
+        ("wickets", "runs"),
+    ),
     "most-wickets-season": (
         ("participant_id", "season"),
         ("-wickets", "runs"),
@@ -131,6 +147,7 @@ def engine_records(*, limit: int) -> dict[str, list[tuple[tuple, tuple, dict]]]:
     records_rebuild(fixture_ids=records_stale())  # milestones are derived on read too
     fixtures = _match_ids()
     registry = _registry_ids()
+    series = {str(pk): label for label, pk in _series_nodes().items()}
     rf = records_filter_from_params({})
     found = {}
     for kind in RECORD_KINDS:
@@ -139,18 +156,55 @@ def engine_records(*, limit: int) -> dict[str, list[tuple[tuple, tuple, dict]]]:
         for row in record_rows(kind, rf)[:limit]:
             if "not_out" not in row and "outs" in row:
                 row["not_out"] = not row["outs"]
+            names = {"participant_id": registry, "fixture_id": fixtures, "series_id": series}
             key = tuple(
-                registry.get(str(row[f]), str(row[f]))
-                if f == "participant_id"
-                else fixtures.get(str(row[f]), str(row[f]))
-                if f == "fixture_id"
-                else row[f]
-                for f in key_fields
+                names[f].get(str(row[f]), str(row[f])) if f in names else row[f] for f in key_fields
             )
             rank = tuple(-row[f[1:]] if f.startswith("-") else row[f] for f in rank_fields)
             rows.append((key, rank, {f: row[f] for f in figure_fields}))
         found[kind] = rows
     return found
+
+
+def _series_nodes() -> dict[str, Any]:
+    """Each series node (a season node of cricket's competition tree) by the label
+    ``series_of`` gives the files' matches: "<its parent's name> / <its name>"."""
+    return {
+        f"{node.parent.name} / {node.name}" if node.parent else node.name: node.pk
+        for node in Competition.objects.filter(
+            type="season", sport__code="cricket", merged_into__isnull=True
+        ).select_related("parent")
+    }
+
+
+def engine_points_tables(
+    labels: Iterable[str],
+) -> tuple[dict[str, dict], dict[str, tuple[dict[str, int], str, dict[str, int]]]]:
+    """The points table of every series node, each row keyed ``"<series> | <team>"`` as
+    ``PointsFold.tables`` keys the files' rows, and the settings the files' tables are
+    folded under (points per result, how a decided tie counts, adjustments), for every
+    series label in ``labels`` (a series with no node is folded under the defaults, and
+    its rows show as the files' only)."""
+    nodes = {pk: label for label, pk in _series_nodes().items()}
+    rows: dict[str, dict] = {}
+    rules: dict[str, tuple[dict[str, int], str, dict[str, int]]] = {
+        label: ({"win": 2, "loss": 0, "tie": 1, "draw": 1, "no_result": 1}, "win", {})
+        for label in labels
+    }
+    for node in Competition.objects.filter(pk__in=nodes):
+        label = nodes[node.pk]
+        for row in points_table(node):
+            rows[f"{label} | {row['team']}"] = {c: row[c] for c in POINTS_COLUMNS}
+        points, _, decider = points_config(node)
+        adjustments: dict[str, int] = defaultdict(int)
+        for team, delta in PointsAdjustment.objects.filter(
+            competition__tree_id=node.tree_id,
+            competition__lft__gte=node.lft,
+            competition__rght__lte=node.rght,
+        ).values_list("participant__name", "points"):
+            adjustments[team] += delta
+        rules[label] = (points, decider, dict(adjustments))
+    return rows, rules
 
 
 def _registry_ids() -> dict[str, str]:
@@ -173,10 +227,11 @@ def _match_ids() -> dict[str, str]:
 
 class Command(BaseCommand):
     help = (
-        "Recompute every batting, bowling and fielding career, every player's innings list, "
-        "every partnership, every team's record and the first rows of each record (highest "
-        "innings, best bowling, team totals, most in a season, fastest fifties and hundreds) "
-        "straight from Cricsheet files (not "
+        "Recompute every batting, bowling and fielding career, every player's innings list "
+        "(figures, date, team, opposition, venue, position, how out), every partnership, "
+        "every team's record, every series' points table with its net run rate and the first "
+        "rows of each record (highest innings, best bowling, team totals, most in a season "
+        "and in a series, fastest fifties and hundreds) straight from Cricsheet files (not "
         "through the engine) and compare them with the engine's in this database, figure by "
         "figure, in the standard and the super-over scope. Only files whose match is "
         "imported and public are read. Exits non-zero on any difference."
@@ -207,6 +262,7 @@ class Command(BaseCommand):
         folds = {mode: Recomputation(super_overs=mode) for mode in ("exclude", "only")}
         read = 0
         stands: dict[str, dict] = {}
+        tables = PointsFold()
         with tqdm(unit="match", disable=options["verbosity"] == 0) as bar:
             for filename, raw in iter_sources(paths):
                 match_id = match_id_of(filename)
@@ -215,6 +271,7 @@ class Command(BaseCommand):
                     for fold in folds.values():
                         fold.add(document, match_id=match_id)
                     stands.update(partnerships_in_file(document, match_id=match_id))
+                    tables.add(document, match_id=match_id)
                     read += 1
                 bar.update(1)
         if read != len(imported):
@@ -253,11 +310,14 @@ class Command(BaseCommand):
                 f"record {p}"
                 for p in compare_records(kind, rows, files_records[kind], limit=records)
             ]
+        engine_tables, rules = engine_points_tables(tables.series)
+        problems += [f"points {p}" for p in compare(engine_tables, tables.tables(rules))]
         for line in problems[:show]:
             self.stdout.write(line)
         self.stdout.write(
             f"verify-stats: matches={read} careers={players} innings={innings_read} "
             f"partnerships={len(stands)} records={len(RECORD_KINDS)}x{records} "
+            f"points_tables={len(rules)} "
             f"differences={len(problems)}"
         )
         if problems or read != len(imported):
