@@ -171,3 +171,10 @@ def test_a_wrong_substitute_catch_is_named_in_the_fielding_career(archive, db):
         d.startswith(f"exclude batting {rid} substitute_catches: engine ")
         for d in _differences(archive)
     )
+
+
+def test_a_wrong_wicket_count_is_named_in_the_bowling_view(archive, db):
+    line = CricketBowlingLine.objects.filter(super_over=False).order_by("-wickets", "id").first()
+    CricketBowlingLine.objects.filter(pk=line.pk).update(wickets=line.wickets + 1)
+    expected = f"view bowling {_registry_id(line.participant_id)} best_innings: engine "
+    assert any(d.startswith(expected) for d in _differences(archive))

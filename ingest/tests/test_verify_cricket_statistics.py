@@ -25,11 +25,13 @@ from ingest.cricsheet.verify import (
     recompute,
 )
 from ingest.cricsheet.verify.points import PointsFold
+from ingest.cricsheet.verify.views import views
 from ingest.management.commands.verify_cricket_statistics import (
     engine_innings,
     engine_partnerships,
     engine_points_tables,
     engine_records,
+    engine_views,
 )
 from ingest.tests.verify_sample import imported_once, sample_sources, write_archive
 
@@ -54,6 +56,20 @@ def test_engine_careers_equal_a_recomputation_from_the_files_in_every_scope(sour
         teams = team_rows(StatsQuery.parse(params, view="team"))
         assert compare(engine_team_rows(teams), fold.teams()) == [], scope
         assert teams, scope
+
+
+def test_every_row_of_the_player_views_equals_a_recomputation_from_the_files(sources, db):
+    fold = Recomputation()
+    for filename, raw in sources:
+        fold.add_file(raw, match_id=match_id_of(filename))
+    files = views(fold)
+    engine = engine_views()
+    assert compare(engine, files) == []
+    # Every field a view shows is recomputed, the shown figures ("152*", "5/20") too.
+    for key, row in engine.items():
+        assert set(row) == set(files[key]), key
+    assert any(row.get("highest_score", "").endswith("*") for row in files.values())
+    assert any(row.get("sub_catches") for row in files.values())
 
 
 def test_every_innings_list_equals_a_recomputation_from_the_files(sources, db):

@@ -14,7 +14,7 @@ from tqdm import tqdm
 from cricket.points import points_config, points_table
 from cricket.services import SOURCE
 from cricket.stats.aggregates import Scope, careers
-from cricket.stats.figures import innings_rows, team_rows
+from cricket.stats.figures import innings_rows, player_rows, team_rows
 from cricket.stats.partnerships import records_rebuild, records_stale
 from cricket.stats.query import StatsQuery
 from cricket.stats.records import record_rows
@@ -34,6 +34,7 @@ from ingest.cricsheet.verify import (
     partnerships_in_file,
 )
 from ingest.cricsheet.verify.points import POINTS_COLUMNS, PointsFold
+from ingest.cricsheet.verify.views import VIEWS, views
 from sports.models import Competition, EntityType, ExternalIdMap, Fixture, PointsAdjustment
 
 # The development corpus sits in the shared data folder next to the checkout. It is spelled
@@ -55,6 +56,18 @@ def engine_innings(careers_rows: list[dict], *, super_overs: str = "exclude") ->
         ),
         match_ids,
     )
+
+
+def engine_views() -> dict[str, dict]:
+    """Every row of the batting, bowling and fielding views with no filter, as the API
+    answers them, keyed ``"<view> <registry id>"`` as ``views.views`` keys the files'."""
+    rows = {}
+    for view in VIEWS:
+        for row in player_rows(StatsQuery.parse({}, view=view)):
+            rows[f"{view} {row['registry_id']}"] = {
+                k: v for k, v in row.items() if k not in ("participant_id", "registry_id", "name")
+            }
+    return rows
 
 
 def engine_partnerships() -> dict:
@@ -298,6 +311,7 @@ class Command(BaseCommand):
                 f"{mode} innings {p}"
                 for p in compare(engine_innings(rows, super_overs=mode), innings)
             ]
+        problems += [f"view {p}" for p in compare(engine_views(), views(folds["exclude"]))]
         problems += [f"partnership {p}" for p in compare(engine_partnerships(), stands)]
         teams = folds["exclude"].teams()
         problems += [
