@@ -100,7 +100,7 @@ def test_a_wrong_venue_and_opposition_are_named_in_the_innings_list(archive, db)
     )
     differences = _differences(archive)
     prefix = f"exclude innings {_registry_id(line.participant_id)} {MATCH}#1 "
-    assert any(d.startswith(f"{prefix}venue: engine Nowhere Oval, files ") for d in differences)
+    assert any(d.startswith(f"{prefix}venue: engine nowhere-oval, files ") for d in differences)
     assert any(d.startswith(f"{prefix}opposition: engine ") for d in differences)
 
 

@@ -22,6 +22,7 @@ from ingest.cricsheet.verify.rules import (
     side_result,
     team_display,
     team_innings,
+    venue_key,
     wide,
 )
 
@@ -131,7 +132,7 @@ class Recomputation:
                     ),
                     None,
                 ),
-                "venue": info.get("venue") or None,
+                "venue": venue_key(info.get("venue")),
             }
             self._innings(inning, (match_id, index), registry, balls_per_over, where)
             if not only:

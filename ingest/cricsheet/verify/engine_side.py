@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ingest.cricsheet.verify.rules import BOWLING_COLUMNS, TEAM_COLUMNS
+from ingest.cricsheet.verify.rules import BOWLING_COLUMNS, TEAM_COLUMNS, venue_key
 
 
 def engine_rows(rows: Iterable[dict[str, Any]], columns: tuple[str, ...]) -> dict[str, dict]:
@@ -46,6 +46,7 @@ def engine_innings_rows(
             match_id = match_ids.get(row["fixture_id"], row["fixture_id"])
             figures = {c: row[c] for c in INNINGS_COLUMNS}
             figures["date"] = row["date"].isoformat() if row["date"] else None
+            figures["venue"] = venue_key(row["venue"])
             keyed[f"{rid} {match_id}#{row['innings']}"] = figures
     return keyed
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
+from django.utils.text import slugify
+
 # Kinds where the bowler takes the wicket (Laws 32-39), and retirements that are not outs.
 BOWLER_KINDS = frozenset({"bowled", "caught", "caught and bowled", "lbw", "stumped", "hit wicket"})
 NOT_OUT_KINDS = frozenset({"retired hurt", "retired not out"})
@@ -126,6 +128,13 @@ def team_innings(inning: dict, balls_per_over: int) -> tuple[int, int, int, Frac
                 1 for w in delivery.get("wickets") or [] if w["kind"] not in NOT_OUT_KINDS
             )
     return total, wickets, legal, Fraction(legal, balls_per_over)
+
+
+def venue_key(name: str | None) -> str | None:
+    """A venue as the site identifies one: the slug of its name, so two spellings of one
+    ground ("Gahanga International Cricket Stadium, Rwanda" and "... Stadium. Rwanda") are
+    one venue, shown under the name first seen."""
+    return None if not name else slugify(name)[:64] or "venue"
 
 
 def series_of(info: dict) -> str:
