@@ -605,3 +605,106 @@ def participant_snapshots(participant_id: Any) -> list[dict[str, Any]] | None:
     for row in rows:
         row["row"] = _json(row["row"])
     return rows or None
+
+
+# --- a format's ranking from the career snapshots -------------------------------------------
+
+# The figures a snapshot row stores as a decimal or a flag; every other one is whole.
+_DECIMAL_FIGURES = ("average", "strike_rate", "bowling_average", "economy", "bowling_strike_rate")
+
+# Survivors whose career snapshot cannot stand for their lines now: their data version moved
+# since the build (a refresh is pending), or someone merged into them after it (the merged
+# participant still has rows of its own, so the survivor's rows lack its lines).
+_SNAPSHOT_STALE = f"""
+WITH RECURSIVE {_CANON}
+SELECT v.participant_id::text FROM cricket_participantstatisticsversion v
+  JOIN sports_participant p ON p.id = v.participant_id AND p.merged_into_id IS NULL
+  LEFT JOIN cricket_participantaggregatesnapshotstate st ON st.participant_id = v.participant_id
+ WHERE st.participant_id IS NULL OR st.data_version <> v.data_version
+    OR st.definition_version <> %s
+UNION
+SELECT canon.survivor::text FROM canon
+ WHERE EXISTS (SELECT 1 FROM cricket_participantaggregatesnapshot s
+                WHERE s.participant_id = canon.id)
+"""
+
+_SNAPSHOT_ROWS = """
+SELECT s.participant_id, s.row FROM cricket_participantaggregatesnapshot s
+  JOIN cricket_participantaggregatesnapshotstate st ON st.participant_id = s.participant_id
+  JOIN cricket_participantstatisticsversion v ON v.participant_id = s.participant_id
+  JOIN sports_participant mp ON mp.id = s.participant_id AND mp.merged_into_id IS NULL
+ WHERE st.data_version = v.data_version AND st.definition_version = %s
+   AND s.level = 'career' AND s.format_code = %s AND s.super_overs = %s
+   AND NOT s.participant_id = ANY(%s::uuid[])
+"""
+
+
+def _stored(figure: str) -> str:
+    kind = "float8" if figure in _DECIMAL_FIGURES else "bigint"
+    if figure == "highest_not_out":
+        kind = "boolean"
+    return f"(r.row->>'{figure}')::{kind}"
+
+
+def careers_ranked_from_snapshots(
+    scope: Scope,
+    *,
+    ordering: str,
+    limit: int | None,
+    offset: int = 0,
+    minimum: dict[str, int] | None = None,
+) -> list[dict[str, Any]]:
+    """``careers(scope, ordering=..., limit=..., offset=..., minimum=...)`` for a scope of
+    one format (or every format) and nothing else, read from the career snapshots: each
+    participant's stored row while it is valid, a live fold of the lines for those whose
+    row is not (see ``_SNAPSHOT_STALE``), ranked together in one statement. The rows carry
+    every figure (a live fold of only some folds leaves the others zero). Three queries;
+    two when every row is valid."""
+    if scope != Scope(format_code=scope.format_code, super_overs=scope.super_overs):
+        raise ValueError("careers_ranked_from_snapshots: a scope of a format alone")
+    column = ORDERINGS.get(ordering.lstrip("-"))
+    if column is None:
+        raise ValueError(f"ordering: {ordering!r} is not one of {', '.join(sorted(ORDERINGS))}")
+    with connection.cursor() as cursor:
+        cursor.execute(_SNAPSHOT_STALE, [DEFINITION_VERSION])
+        stale = sorted(row[0] for row in cursor.fetchall())
+    params: list[Any] = [DEFINITION_VERSION, scope.format_code or "", scope.super_overs, stale]
+    source = _SNAPSHOT_ROWS
+    if stale:
+        fold, fold_params = _fold_sql(scope, participant_ids=expand_merged(stale))
+        source += (
+            " UNION ALL SELECT f.participant_id, to_jsonb(f) - 'k' - 'participant_id'"
+            f" FROM ({fold}) f"
+        )
+        params += fold_params
+    conditions = ["true"]
+    for figure, value in (minimum or {}).items():
+        if figure not in FIGURES:
+            raise ValueError(f"minimum: {figure!r} is not a figure")
+        conditions.append(f"COALESCE({_stored(figure)}, 0) >= %s")
+        params.append(value)
+    key = "p.name" if column == "name" else _stored(column)
+    direction = "DESC NULLS LAST" if ordering.startswith("-") else "ASC NULLS LAST"
+    # Rank on the ordering figure alone; only the page's rows are read out in full.
+    sql = f"""
+WITH ranked AS (
+    SELECT r.participant_id, r.row, p.name, {key} AS o
+      FROM ({source}) r JOIN sports_participant p ON p.id = r.participant_id
+     WHERE {" AND ".join(conditions)}
+     ORDER BY o {direction}, p.name, r.participant_id
+     {"LIMIT %s OFFSET %s" if limit is not None else ""}
+)
+SELECT r.participant_id, '' AS k, {", ".join(f"{_stored(f)} AS {f}" for f in FIGURES)},
+       r.name,
+       (SELECT min(e.external_id) FROM sports_externalidmap e
+         WHERE e.source_code = 'cricsheet' AND e.entity_type = 'participant'
+           AND e.internal_id = r.participant_id) AS registry_id
+  FROM ranked r ORDER BY r.o {direction}, r.name, r.participant_id"""
+    if limit is not None:
+        params += [limit, offset]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = _rows(cursor)
+    for row in rows:
+        row.pop("k")
+    return rows
