@@ -228,11 +228,13 @@ def _fold_sql(
     key: str | GroupKey | None = None,
     participant_ids: list[str] | None = None,
     folds: Collection[str] = FOLDS,
+    participants_from: str | None = None,
 ) -> tuple[str, list[Any]]:
     """The fold: one row per (participant[, key]) with every figure. ``key`` adds one
     grouping column ``k`` (a snapshot level's name, or a query's ``GroupKey``). ``folds``
     names the line folds to read; the others read no line (a constant false filter), so
-    their figures are zero or empty."""
+    their figures are zero or empty. ``participant_ids`` (or ``participants_from``, a
+    query of them the statement around the fold defines) narrows to those lines."""
     group = _LEVEL_KEYS[key] if isinstance(key, str) else key or GroupKey("''")
     app_kinds = scope.appearances_from_lines()
     if group.lines and app_kinds is None:
@@ -254,6 +256,8 @@ def _fold_sql(
         if participant_ids is not None:
             only = " AND l.participant_id = ANY(%s::uuid[])"
             extra = [participant_ids]
+        elif participants_from is not None:
+            only = f" AND l.participant_id = ANY(ARRAY({participants_from}))"
         parts.append(
             f"""{name}_l AS (
     SELECT COALESCE(canon.survivor, l.participant_id) AS pid, ({group.expr})::text AS k, l.*
@@ -614,19 +618,26 @@ _DECIMAL_FIGURES = ("average", "strike_rate", "bowling_average", "economy", "bow
 
 # Survivors whose career snapshot cannot stand for their lines now: their data version moved
 # since the build (a refresh is pending), or someone merged into them after it (the merged
-# participant still has rows of its own, so the survivor's rows lack its lines).
+# participant still has rows of its own, so the survivor's rows lack its lines); and the
+# lines to fold live for them, theirs and those of everyone merged into them.
 _SNAPSHOT_STALE = f"""
-WITH RECURSIVE {_CANON}
-SELECT v.participant_id::text FROM cricket_participantstatisticsversion v
-  JOIN sports_participant p ON p.id = v.participant_id AND p.merged_into_id IS NULL
-  LEFT JOIN cricket_participantaggregatesnapshotstate st ON st.participant_id = v.participant_id
- WHERE st.participant_id IS NULL OR st.data_version <> v.data_version
-    OR st.definition_version <> %s
-UNION
-SELECT canon.survivor::text FROM canon
- WHERE EXISTS (SELECT 1 FROM cricket_participantaggregatesnapshot s
-                WHERE s.participant_id = canon.id)
-"""
+{_CANON},
+stale AS (
+    SELECT v.participant_id AS id FROM cricket_participantstatisticsversion v
+      JOIN sports_participant p ON p.id = v.participant_id AND p.merged_into_id IS NULL
+      LEFT JOIN cricket_participantaggregatesnapshotstate st
+        ON st.participant_id = v.participant_id
+     WHERE st.participant_id IS NULL OR st.data_version <> v.data_version
+        OR st.definition_version <> %s
+    UNION
+    SELECT canon.survivor FROM canon
+     WHERE EXISTS (SELECT 1 FROM cricket_participantaggregatesnapshot s
+                    WHERE s.participant_id = canon.id)
+),
+stale_lines AS (
+    SELECT id FROM stale
+    UNION SELECT canon.id FROM canon JOIN stale ON stale.id = canon.survivor
+)"""
 
 _SNAPSHOT_ROWS = """
 SELECT s.participant_id, s.row FROM cricket_participantaggregatesnapshot s
@@ -635,7 +646,7 @@ SELECT s.participant_id, s.row FROM cricket_participantaggregatesnapshot s
   JOIN sports_participant mp ON mp.id = s.participant_id AND mp.merged_into_id IS NULL
  WHERE st.data_version = v.data_version AND st.definition_version = %s
    AND s.level = 'career' AND s.format_code = %s AND s.super_overs = %s
-   AND NOT s.participant_id = ANY(%s::uuid[])
+   AND s.participant_id NOT IN (SELECT id FROM stale)
 """
 
 
@@ -657,26 +668,20 @@ def careers_ranked_from_snapshots(
     """``careers(scope, ordering=..., limit=..., offset=..., minimum=...)`` for a scope of
     one format (or every format) and nothing else, read from the career snapshots: each
     participant's stored row while it is valid, a live fold of the lines for those whose
-    row is not (see ``_SNAPSHOT_STALE``), ranked together in one statement. The rows carry
-    every figure (a live fold of only some folds leaves the others zero). Three queries;
-    two when every row is valid."""
+    row is not (see ``_SNAPSHOT_STALE``), ranked together in one statement (one query).
+    The rows carry every figure (a live fold of only some folds leaves the others zero)."""
     if scope != Scope(format_code=scope.format_code, super_overs=scope.super_overs):
         raise ValueError("careers_ranked_from_snapshots: a scope of a format alone")
     column = ORDERINGS.get(ordering.lstrip("-"))
     if column is None:
         raise ValueError(f"ordering: {ordering!r} is not one of {', '.join(sorted(ORDERINGS))}")
-    with connection.cursor() as cursor:
-        cursor.execute(_SNAPSHOT_STALE, [DEFINITION_VERSION])
-        stale = sorted(row[0] for row in cursor.fetchall())
-    params: list[Any] = [DEFINITION_VERSION, scope.format_code or "", scope.super_overs, stale]
-    source = _SNAPSHOT_ROWS
-    if stale:
-        fold, fold_params = _fold_sql(scope, participant_ids=expand_merged(stale))
-        source += (
-            " UNION ALL SELECT f.participant_id, to_jsonb(f) - 'k' - 'participant_id'"
-            f" FROM ({fold}) f"
-        )
-        params += fold_params
+    fold, params = _fold_sql(scope, participants_from="SELECT id FROM stale_lines")
+    params = [DEFINITION_VERSION, DEFINITION_VERSION, scope.format_code or "",
+              scope.super_overs, *params]  # fmt: skip
+    source = (
+        f"{_SNAPSHOT_ROWS} UNION ALL SELECT f.participant_id, to_jsonb(f) - 'k' - 'participant_id'"
+        f" FROM ({fold}) f"
+    )
     conditions = ["true"]
     for figure, value in (minimum or {}).items():
         if figure not in FIGURES:
@@ -687,7 +692,8 @@ def careers_ranked_from_snapshots(
     direction = "DESC NULLS LAST" if ordering.startswith("-") else "ASC NULLS LAST"
     # Rank on the ordering figure alone; only the page's rows are read out in full.
     sql = f"""
-WITH ranked AS (
+WITH RECURSIVE {_SNAPSHOT_STALE},
+ranked AS (
     SELECT r.participant_id, r.row, p.name, {key} AS o
       FROM ({source}) r JOIN sports_participant p ON p.id = r.participant_id
      WHERE {" AND ".join(conditions)}

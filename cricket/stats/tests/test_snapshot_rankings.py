@@ -57,7 +57,7 @@ def test_a_format_ranking_from_valid_snapshots_equals_the_live_fold(
 ):
     _matches()
     query = StatsQuery.parse(params, view=view)
-    with django_assert_num_queries(2):  # the stale survivors (none), the ranking
+    with django_assert_num_queries(1):  # the ranking, stale snapshots and all
         rows = figures.player_rows(query, limit=50)
     assert rows
     assert rows == _live(query, monkeypatch)
@@ -72,7 +72,7 @@ def test_a_player_whose_snapshot_is_stale_is_folded_live_into_the_ranking(
     statistics_refresh(fixture_ids=[first.pk], reason="fix", actor="integration:test")
     lines_rebuild(fixture_ids=[first.pk])  # the lines move on; the snapshots wait for the run
     query = StatsQuery.parse({"format": "T20"}, view="batting")
-    with django_assert_num_queries(3):  # the stale survivors, their merged rows, the ranking
+    with django_assert_num_queries(1):  # the ranking, the stale player folded within
         rows = figures.player_rows(query, limit=50)
     assert {r["name"]: r["runs"] for r in rows}["A Batter"] == 9  # 13 in the stale snapshot
     assert rows == _live(query, monkeypatch)
