@@ -322,6 +322,8 @@ def main() -> None:
         deliveries = cursor.fetchone()[0]
     print(f"{deliveries} live deliveries", flush=True)
     print(f"records rows made current for {len(records_ensure())} fixtures", flush=True)
+    with connection.cursor() as cursor:  # fresh statistics, as autovacuum would leave them
+        cursor.execute("ANALYZE")
 
     ours, theirs = [], []
     for label, ask, sql, sql_params in _queries():
