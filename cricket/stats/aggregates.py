@@ -211,6 +211,18 @@ _APP_COLUMNS = (
 )
 
 
+# The columns each fold reads of its lines: a line CTE read twice (the bowling lines: by
+# innings and by match) is materialized, and carries only these.
+_FOLD_COLUMNS = {
+    "app": ("fixture_id",),
+    "bat": ("runs", "balls_faced", "fours", "sixes", "outs"),
+    "fld": ("catches", "stumpings", "run_outs", "substitute_catches", "substitute_stumpings",
+            "substitute_run_outs"),
+    "bowl": ("fixture_id", "legal_balls", "runs_conceded", "wickets", "maidens",
+             "balls_per_over"),
+}  # fmt: skip
+
+
 def _app_source(kinds: str | None) -> str:
     """The appearances, or (for a key or filter on innings) one row per innings line of the
     given kinds ("bat", "bat,bowl,fld"): a match is then a fixture with such a line."""
@@ -260,7 +272,8 @@ def _fold_sql(
             only = f" AND l.participant_id = ANY(ARRAY({participants_from}))"
         parts.append(
             f"""{name}_l AS (
-    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, ({group.expr})::text AS k, l.*
+    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, ({group.expr})::text AS k,
+           {", ".join(f"l.{column}" for column in _FOLD_COLUMNS[name])}
       FROM {table} l LEFT JOIN canon ON canon.id = l.participant_id {group.join}
      WHERE {where}{only}
 )"""
