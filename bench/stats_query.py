@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bench.stats
-from bench.common import REPO, closing_line, median_ms, percentile, setup_django
+from bench.common import REPO, analyze, closing_line, median_ms, percentile, setup_django
 from bench.stats import copy_template, load
 
 # The shared data folder sits next to the checkout (or next to the worktrees' folder).
@@ -322,8 +322,7 @@ def main() -> None:
         deliveries = cursor.fetchone()[0]
     print(f"{deliveries} live deliveries", flush=True)
     print(f"records rows made current for {len(records_ensure())} fixtures", flush=True)
-    with connection.cursor() as cursor:  # fresh statistics, as autovacuum would leave them
-        cursor.execute("ANALYZE")
+    analyze(args.database)
 
     ours, theirs = [], []
     for label, ask, sql, sql_params in _queries():
