@@ -55,6 +55,21 @@ def fresh_database(database: str) -> None:
     setup_django(database)
 
 
+def analyze(database: str) -> None:
+    """Fresh planner statistics, as autovacuum would leave them, taken as the owner: the
+    application's role owns no table, so its ANALYZE skips every one. A database copied
+    from a template starts with no activity counts, so autovacuum would never analyze it."""
+    import psycopg
+
+    sys.path.insert(0, str(REPO))
+    from omnium.dbroles import connect_params, role_urls
+
+    url = os.environ.get("BENCH_DATABASE_URL", f"postgres://127.0.0.1:5432/{database}")
+    owner = role_urls(url, os.environ.get("DATABASE_OWNER_URL"))[1]
+    with psycopg.connect(**connect_params(owner)) as conn:
+        conn.execute("ANALYZE")
+
+
 def median_ms(fn: Callable[[], object], *, runs: int, warmup: int = 3) -> float:
     for _ in range(warmup):
         fn()

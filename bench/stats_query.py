@@ -6,12 +6,15 @@ when ``--template`` names an imported corpus database it is copied and migrated;
 otherwise the first ``--limit`` matches of the dev corpus archive are imported if the
 database holds fewer (the whole dev corpus is ``--limit 13000``), and every line is rebuilt.
 
-Timed: each query's ``figures.view_rows`` (first page of 50, the API's read without HTTP),
-median over ``--runs`` after warm-up; p50 and p95 across the twenty. The baseline is the
-same question written as one plain SQL statement over ``cricket_delivery`` (current
-revisions) joined to innings and fixtures, grouped per player (or team, or innings): what a
-reader without derived lines pays. ``ratio`` is the p50 of the queries over the p50 of the
-baselines (lower is better; below 1 the lines pay off). Target: p95 <= 300 ms.
+Timed, median over ``--runs`` after warm-up, p50 and p95 across the twenty: each view's
+first page of 50 (``figures.view_rows``, the API's read without HTTP); each record's first
+page of 50 as the records API reads it (made current, ordered, decorated); a season's
+points table (``cricket.points.points_table``). The baseline is the same question written
+as one plain SQL statement over ``cricket_delivery`` (current revisions) joined to innings
+and fixtures, grouped per player (or team, or innings; a stand is the deliveries after the
+innings' earlier falls): what a reader without derived lines pays. ``ratio`` is the p50 of
+the queries over the p50 of the baselines (lower is better; below 1 the lines pay off).
+Target: p95 <= 300 ms.
 
 The baselines express only the filters a delivery's fixture and innings carry (format,
 gender, season, dates, venue, team, opposition, innings number), so the twenty queries use
@@ -23,12 +26,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bench.stats
-from bench.common import REPO, closing_line, median_ms, percentile, setup_django
+from bench.common import REPO, analyze, closing_line, median_ms, percentile, setup_django
 from bench.stats import copy_template, load
 
 # The shared data folder sits next to the checkout (or next to the worktrees' folder).
@@ -132,9 +136,73 @@ def _baseline(kind: str, filters: dict, *, group: str = "") -> tuple[str, list]:
     return sql, params
 
 
+# A record's delivery baselines: one batter's innings (highest innings), and the stands of
+# one wicket (the deliveries after the innings' ninth fall, for the tenth wicket).
+_HIGHEST_INNINGS = f"""SELECT d.innings_id, d.batter_id, SUM(d.runs_batter) AS runs,
+                             COUNT(*) FILTER (WHERE COALESCE(d.extra_wides, 0) = 0) AS balls
+                        {_D.format(where=" AND f.format_code = %s")}
+                       GROUP BY 1, 2 ORDER BY runs DESC, balls LIMIT 50"""
+_WICKET_STANDS = """
+SELECT innings_id, SUM(runs_total) AS runs, COUNT(*) AS balls
+  FROM (SELECT d.innings_id, d.runs_total,
+               COUNT(w.id) OVER (PARTITION BY d.innings_id ORDER BY d.sequence
+                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS fallen
+          FROM cricket_delivery d
+          JOIN cricket_innings i ON i.id = d.innings_id AND NOT i.super_over
+          JOIN sports_fixture f ON f.id = i.fixture_id AND f.merged_into_id IS NULL
+          LEFT JOIN cricket_deliverywicket w ON w.delivery_id = d.id
+          LEFT JOIN cricket_dismissalkind k ON k.id = w.kind_id
+         WHERE d.is_current AND f.format_code = %s AND (w.id IS NULL OR k.is_dismissal)) b
+ WHERE fallen = %s - 1
+ GROUP BY 1 ORDER BY runs DESC LIMIT 50"""
+# A season's table over the deliveries: each side's matches, wins, runs and legal balls.
+_SEASON_TABLE = """
+SELECT i.batting_team_id, COUNT(DISTINCT f.id) AS played,
+       COUNT(DISTINCT f.id) FILTER (WHERE c.rank = 1) AS won,
+       SUM(d.runs_total) AS runs,
+       COUNT(*) FILTER (WHERE COALESCE(d.extra_wides, 0) = 0
+                          AND COALESCE(d.extra_noballs, 0) = 0) AS balls
+  FROM cricket_delivery d
+  JOIN cricket_innings i ON i.id = d.innings_id AND NOT i.super_over
+  JOIN sports_fixture f ON f.id = i.fixture_id AND f.merged_into_id IS NULL
+  JOIN sports_competition n ON n.id = f.competition_id
+  JOIN sports_fixturecompetitor c ON c.fixture_id = f.id AND c.parent_id IS NULL
+   AND c.participant_id = i.batting_team_id
+ WHERE d.is_current AND n.tree_id = %s AND n.lft >= %s AND n.rght <= %s
+ GROUP BY 1 ORDER BY won DESC, runs DESC"""
+
+
+def _view(view: str, params: dict, player=None) -> Callable[[], object]:
+    """A statistics view's first page of 50, as the API reads it without HTTP."""
+    from cricket.stats.figures import view_rows
+    from cricket.stats.query import StatsQuery
+
+    query = StatsQuery.parse(params, view=view)
+    return lambda: view_rows(query, participant_id=player, limit=50)
+
+
+def _record(kind: str, params: dict) -> Callable[[], object]:
+    """A record's first page of 50, as the API reads it: made current, ordered, decorated."""
+    from cricket.stats.partnerships import records_ensure
+    from cricket.stats.records import KIND_EXTRAS, record_rows, records_decorate
+    from cricket.stats.records_filters import records_filter_from_params
+
+    rf = records_filter_from_params(params, extra=KIND_EXTRAS.get(kind))
+
+    def ask():
+        records_ensure()
+        with rf.moment():
+            return records_decorate(kind, list(record_rows(kind, rf)[:50]))
+
+    return ask
+
+
 def _queries():
-    """The twenty questions: (label, view, query parameters, participant, baseline)."""
+    """The twenty questions: (label, the read through the app, baseline SQL, its params)."""
     from django.db import connection
+
+    from cricket.points import points_table
+    from sports.models import Competition
 
     with connection.cursor() as cursor:
         cursor.execute(
@@ -156,53 +224,72 @@ def _queries():
                 WHERE l.format_code = 'T20' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 1"""
         )
         player, season, _ = cursor.fetchone()
+        # The season node with the most fixtures: a league's season table.
+        cursor.execute(
+            """SELECT n.id FROM sports_competition n
+                 JOIN sports_competition c ON c.tree_id = n.tree_id
+                  AND c.lft BETWEEN n.lft AND n.rght
+                 JOIN sports_fixture f ON f.competition_id = c.id
+                WHERE n.type = 'season' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1"""
+        )
+        node = Competition.objects.get(pk=cursor.fetchone()[0])
+
+    def base(kind, filters, group=""):
+        return _baseline(kind, filters, group=group)
+
     return [
-        ("most runs in ODIs", "batting", {"format": "odi"}, None, ("batting", {"format": "ODI"})),
-        ("most runs in ODIs by a team against an opposition", "batting",
-         {"format": "ODI", "team": team, "opposition": opp}, None,
-         ("batting", {"format": "ODI", "team_id": team_id, "opposition_id": opp_id})),
-        ("most wickets in Tests", "bowling", {"format": "test"}, None,
-         ("bowling", {"format": "Test"})),
-        ("best bowling at one venue", "bowling", {"venue": venue, "ordering": "-best_wickets"},
-         None, ("bowling", {"venue_id": venue_id})),
-        ("a player's innings list in T20s in one season", "innings",
-         {"format": "T20", "season": season}, player,
-         ("innings", {"format": "T20", "season": season, "batter_id": player})),
-        ("a team's batters by season", "batting", {"team": team, "group_by": "season"}, None,
-         ("batting", {"team_id": team_id}, "season")),
-        ("most catches in T20s", "fielding", {"format": "T20"}, None,
-         ("fielding", {"format": "T20"})),
-        ("team records in T20s", "team", {"format": "T20"}, None, ("team", {"format": "T20"})),
-        ("ODI teams by season", "team", {"format": "ODI", "group_by": "season"}, None,
-         ("team", {"format": "ODI"}, "season")),
-        ("best Test averages, 20 innings", "batting",
-         {"format": "Test", "min_innings": "20", "ordering": "-average"}, None,
-         ("batting", {"format": "Test"})),
-        ("best T20 economy, 300 balls", "bowling",
-         {"format": "T20", "min_balls": "300", "ordering": "economy"}, None,
-         ("bowling", {"format": "T20"})),
-        ("a team's ODI batters by opposition", "batting",
-         {"format": "ODI", "team": team, "group_by": "opposition"}, None,
-         ("batting", {"format": "ODI", "team_id": team_id}, "opposition")),
-        ("women's T20 strike rates, 200 balls", "batting",
-         {"format": "T20", "gender": "female", "min_balls": "200", "ordering": "-strike_rate"},
-         None, ("batting", {"format": "T20", "gender": "female"})),
-        ("fourth-innings runs in Tests", "batting", {"format": "Test", "innings": "4"}, None,
-         ("batting", {"format": "Test", "innings": 4})),
-        ("runs at one venue", "batting", {"venue": venue}, None,
-         ("batting", {"venue_id": venue_id})),
-        ("wickets against an opposition in ODIs", "bowling",
-         {"format": "ODI", "opposition": team}, None,
-         ("bowling", {"format": "ODI", "opposition_id": team_id})),
-        ("Test bowlers by venue", "bowling", {"format": "Test", "group_by": "venue"}, None,
-         ("bowling", {"format": "Test"}, "venue")),
-        ("a team's record by opposition", "team", {"team": team, "group_by": "opposition"},
-         None, ("team", {"team_id": team_id}, "opposition")),
-        ("runs in 2015-2020", "batting",
-         {"date_from": "2015-01-01", "date_to": "2020-12-31"}, None,
-         ("batting", {"date_from": "2015-01-01", "date_to": "2020-12-31"})),
-        ("runs in one season of T20s", "batting", {"format": "T20", "season": season}, None,
-         ("batting", {"format": "T20", "season": season})),
+        ("most runs in ODIs", _view("batting", {"format": "odi"}),
+         *base("batting", {"format": "ODI"})),
+        ("most runs in ODIs by a team against an opposition",
+         _view("batting", {"format": "ODI", "team": team, "opposition": opp}),
+         *base("batting", {"format": "ODI", "team_id": team_id, "opposition_id": opp_id})),
+        ("most wickets in Tests", _view("bowling", {"format": "test"}),
+         *base("bowling", {"format": "Test"})),
+        ("best bowling at one venue",
+         _view("bowling", {"venue": venue, "ordering": "-best_wickets"}),
+         *base("bowling", {"venue_id": venue_id})),
+        ("a player's innings list in T20s in one season",
+         _view("innings", {"format": "T20", "season": season}, player),
+         *base("innings", {"format": "T20", "season": season, "batter_id": player})),
+        ("a team's batters by season", _view("batting", {"team": team, "group_by": "season"}),
+         *base("batting", {"team_id": team_id}, "season")),
+        ("most catches in T20s", _view("fielding", {"format": "T20"}),
+         *base("fielding", {"format": "T20"})),
+        ("team records in T20s", _view("team", {"format": "T20"}),
+         *base("team", {"format": "T20"})),
+        ("best Test averages, 20 innings",
+         _view("batting", {"format": "Test", "min_innings": "20", "ordering": "-average"}),
+         *base("batting", {"format": "Test"})),
+        ("best T20 economy, 300 balls",
+         _view("bowling", {"format": "T20", "min_balls": "300", "ordering": "economy"}),
+         *base("bowling", {"format": "T20"})),
+        ("a team's ODI batters by opposition",
+         _view("batting", {"format": "ODI", "team": team, "group_by": "opposition"}),
+         *base("batting", {"format": "ODI", "team_id": team_id}, "opposition")),
+        ("women's T20 strike rates, 200 balls",
+         _view("batting", {"format": "T20", "gender": "female", "min_balls": "200",
+                           "ordering": "-strike_rate"}),
+         *base("batting", {"format": "T20", "gender": "female"})),
+        ("fourth-innings runs in Tests", _view("batting", {"format": "Test", "innings": "4"}),
+         *base("batting", {"format": "Test", "innings": 4})),
+        ("wickets against an opposition in ODIs",
+         _view("bowling", {"format": "ODI", "opposition": team}),
+         *base("bowling", {"format": "ODI", "opposition_id": team_id})),
+        ("Test bowlers by venue", _view("bowling", {"format": "Test", "group_by": "venue"}),
+         *base("bowling", {"format": "Test"}, "venue")),
+        ("a team's record by opposition",
+         _view("team", {"team": team, "group_by": "opposition"}),
+         *base("team", {"team_id": team_id}, "opposition")),
+        ("runs in 2015-2020", _view("batting", {"date_from": "2015-01-01",
+                                                "date_to": "2020-12-31"}),
+         *base("batting", {"date_from": "2015-01-01", "date_to": "2020-12-31"})),
+        ("partnerships for the 10th wicket in Tests",
+         _record("partnerships", {"match_type": "Test", "wicket": "10"}),
+         _WICKET_STANDS, ["Test", 10]),
+        ("highest individual innings in ODIs",
+         _record("highest-innings", {"match_type": "ODI"}), _HIGHEST_INNINGS, ["ODI"]),
+        ("a season's points table with net run rate", lambda: points_table(node),
+         _SEASON_TABLE, [node.tree_id, node.lft, node.rght]),
     ]  # fmt: skip
 
 
@@ -222,9 +309,8 @@ def main() -> None:
     setup_django(args.database)
     from django.db import connection
 
-    from cricket.stats.figures import view_rows
     from cricket.stats.models import CricketMatchSide
-    from cricket.stats.query import StatsQuery
+    from cricket.stats.partnerships import records_ensure
     from cricket.stats.refresh import statistics_rebuild_all
 
     load(args.limit)
@@ -235,15 +321,11 @@ def main() -> None:
         cursor.execute("SELECT count(*) FROM cricket_delivery WHERE is_current")
         deliveries = cursor.fetchone()[0]
     print(f"{deliveries} live deliveries", flush=True)
+    print(f"records rows made current for {len(records_ensure())} fixtures", flush=True)
+    analyze(args.database)
 
     ours, theirs = [], []
-    for label, view, params, player, baseline in _queries():
-        query = StatsQuery.parse(params, view=view)
-
-        def ask(query=query, player=player):
-            return view_rows(query, participant_id=player, limit=50)
-
-        sql, sql_params = _baseline(baseline[0], baseline[1], group=(baseline[2:] or [""])[0])
+    for label, ask, sql, sql_params in _queries():
 
         def plain(sql=sql, sql_params=sql_params):
             with connection.cursor() as cursor:

@@ -211,6 +211,18 @@ _APP_COLUMNS = (
 )
 
 
+# The columns each fold reads of its lines: a line CTE read twice (the bowling lines: by
+# innings and by match) is materialized, and carries only these.
+_FOLD_COLUMNS = {
+    "app": ("fixture_id",),
+    "bat": ("runs", "balls_faced", "fours", "sixes", "outs"),
+    "fld": ("catches", "stumpings", "run_outs", "substitute_catches", "substitute_stumpings",
+            "substitute_run_outs"),
+    "bowl": ("fixture_id", "legal_balls", "runs_conceded", "wickets", "maidens",
+             "balls_per_over"),
+}  # fmt: skip
+
+
 def _app_source(kinds: str | None) -> str:
     """The appearances, or (for a key or filter on innings) one row per innings line of the
     given kinds ("bat", "bat,bowl,fld"): a match is then a fixture with such a line."""
@@ -228,11 +240,13 @@ def _fold_sql(
     key: str | GroupKey | None = None,
     participant_ids: list[str] | None = None,
     folds: Collection[str] = FOLDS,
+    participants_from: str | None = None,
 ) -> tuple[str, list[Any]]:
     """The fold: one row per (participant[, key]) with every figure. ``key`` adds one
     grouping column ``k`` (a snapshot level's name, or a query's ``GroupKey``). ``folds``
     names the line folds to read; the others read no line (a constant false filter), so
-    their figures are zero or empty."""
+    their figures are zero or empty. ``participant_ids`` (or ``participants_from``, a
+    query of them the statement around the fold defines) narrows to those lines."""
     group = _LEVEL_KEYS[key] if isinstance(key, str) else key or GroupKey("''")
     app_kinds = scope.appearances_from_lines()
     if group.lines and app_kinds is None:
@@ -254,9 +268,12 @@ def _fold_sql(
         if participant_ids is not None:
             only = " AND l.participant_id = ANY(%s::uuid[])"
             extra = [participant_ids]
+        elif participants_from is not None:
+            only = f" AND l.participant_id = ANY(ARRAY({participants_from}))"
         parts.append(
             f"""{name}_l AS (
-    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, ({group.expr})::text AS k, l.*
+    SELECT COALESCE(canon.survivor, l.participant_id) AS pid, ({group.expr})::text AS k,
+           {", ".join(f"l.{column}" for column in _FOLD_COLUMNS[name])}
       FROM {table} l LEFT JOIN canon ON canon.id = l.participant_id {group.join}
      WHERE {where}{only}
 )"""
@@ -605,3 +622,108 @@ def participant_snapshots(participant_id: Any) -> list[dict[str, Any]] | None:
     for row in rows:
         row["row"] = _json(row["row"])
     return rows or None
+
+
+# --- a format's ranking from the career snapshots -------------------------------------------
+
+# The figures a snapshot row stores as a decimal or a flag; every other one is whole.
+_DECIMAL_FIGURES = ("average", "strike_rate", "bowling_average", "economy", "bowling_strike_rate")
+
+# Survivors whose career snapshot cannot stand for their lines now: their data version moved
+# since the build (a refresh is pending), or someone merged into them after it (the merged
+# participant still has rows of its own, so the survivor's rows lack its lines); and the
+# lines to fold live for them, theirs and those of everyone merged into them.
+_SNAPSHOT_STALE = f"""
+{_CANON},
+stale AS (
+    SELECT v.participant_id AS id FROM cricket_participantstatisticsversion v
+      JOIN sports_participant p ON p.id = v.participant_id AND p.merged_into_id IS NULL
+      LEFT JOIN cricket_participantaggregatesnapshotstate st
+        ON st.participant_id = v.participant_id
+     WHERE st.participant_id IS NULL OR st.data_version <> v.data_version
+        OR st.definition_version <> %s
+    UNION
+    SELECT canon.survivor FROM canon
+     WHERE EXISTS (SELECT 1 FROM cricket_participantaggregatesnapshot s
+                    WHERE s.participant_id = canon.id)
+),
+stale_lines AS (
+    SELECT id FROM stale
+    UNION SELECT canon.id FROM canon JOIN stale ON stale.id = canon.survivor
+)"""
+
+_SNAPSHOT_ROWS = """
+SELECT s.participant_id, s.row FROM cricket_participantaggregatesnapshot s
+  JOIN cricket_participantaggregatesnapshotstate st ON st.participant_id = s.participant_id
+  JOIN cricket_participantstatisticsversion v ON v.participant_id = s.participant_id
+  JOIN sports_participant mp ON mp.id = s.participant_id AND mp.merged_into_id IS NULL
+ WHERE st.data_version = v.data_version AND st.definition_version = %s
+   AND s.level = 'career' AND s.format_code = %s AND s.super_overs = %s
+   AND s.participant_id NOT IN (SELECT id FROM stale)
+"""
+
+
+def _stored(figure: str) -> str:
+    kind = "float8" if figure in _DECIMAL_FIGURES else "bigint"
+    if figure == "highest_not_out":
+        kind = "boolean"
+    return f"(r.row->>'{figure}')::{kind}"
+
+
+def careers_ranked_from_snapshots(
+    scope: Scope,
+    *,
+    ordering: str,
+    limit: int | None,
+    offset: int = 0,
+    minimum: dict[str, int] | None = None,
+) -> list[dict[str, Any]]:
+    """``careers(scope, ordering=..., limit=..., offset=..., minimum=...)`` for a scope of
+    one format (or every format) and nothing else, read from the career snapshots: each
+    participant's stored row while it is valid, a live fold of the lines for those whose
+    row is not (see ``_SNAPSHOT_STALE``), ranked together in one statement (one query).
+    The rows carry every figure (a live fold of only some folds leaves the others zero)."""
+    if scope != Scope(format_code=scope.format_code, super_overs=scope.super_overs):
+        raise ValueError("careers_ranked_from_snapshots: a scope of a format alone")
+    column = ORDERINGS.get(ordering.lstrip("-"))
+    if column is None:
+        raise ValueError(f"ordering: {ordering!r} is not one of {', '.join(sorted(ORDERINGS))}")
+    fold, params = _fold_sql(scope, participants_from="SELECT id FROM stale_lines")
+    params = [DEFINITION_VERSION, DEFINITION_VERSION, scope.format_code or "",
+              scope.super_overs, *params]  # fmt: skip
+    source = (
+        f"{_SNAPSHOT_ROWS} UNION ALL SELECT f.participant_id, to_jsonb(f) - 'k' - 'participant_id'"
+        f" FROM ({fold}) f"
+    )
+    conditions = ["true"]
+    for figure, value in (minimum or {}).items():
+        if figure not in FIGURES:
+            raise ValueError(f"minimum: {figure!r} is not a figure")
+        conditions.append(f"COALESCE({_stored(figure)}, 0) >= %s")
+        params.append(value)
+    key = "p.name" if column == "name" else _stored(column)
+    direction = "DESC NULLS LAST" if ordering.startswith("-") else "ASC NULLS LAST"
+    # Rank on the ordering figure alone; only the page's rows are read out in full.
+    sql = f"""
+WITH RECURSIVE {_SNAPSHOT_STALE},
+ranked AS (
+    SELECT r.participant_id, r.row, p.name, {key} AS o
+      FROM ({source}) r JOIN sports_participant p ON p.id = r.participant_id
+     WHERE {" AND ".join(conditions)}
+     ORDER BY o {direction}, p.name, r.participant_id
+     {"LIMIT %s OFFSET %s" if limit is not None else ""}
+)
+SELECT r.participant_id, '' AS k, {", ".join(f"{_stored(f)} AS {f}" for f in FIGURES)},
+       r.name,
+       (SELECT min(e.external_id) FROM sports_externalidmap e
+         WHERE e.source_code = 'cricsheet' AND e.entity_type = 'participant'
+           AND e.internal_id = r.participant_id) AS registry_id
+  FROM ranked r ORDER BY r.o {direction}, r.name, r.participant_id"""
+    if limit is not None:
+        params += [limit, offset]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = _rows(cursor)
+    for row in rows:
+        row.pop("k")
+    return rows

@@ -4,9 +4,13 @@ them as JSON), read set-based from the stored lines.
 
 Player views fold through ``aggregates.careers`` (one fold, one rulebook for every
 figure) and rename its columns to the view's: a bowling row's ``average`` is the bowling
-average. The team view folds the match sides and team innings lines; the innings list
-reads batting lines. Pages are cut by ``offset`` and ``limit``; the API wraps them in an
-opaque cursor (``apis``), since a ranking by a folded figure has no stable row key.
+average. A format's ranking of players with no other filter (the most runs in ODIs, the
+best T20 economy over 300 balls) reads the career snapshots instead, the same fold stored
+per player and format, folding live only the players whose snapshot is not valid
+(``aggregates.careers_ranked_from_snapshots``). The team view folds the match sides and
+team innings lines; the innings list reads batting lines. Pages are cut by ``offset`` and
+``limit``; the API wraps them in an opaque cursor (``apis``), since a ranking by a folded
+figure has no stable row key.
 
 Figures, as Statsguru defines them: not outs = batting innings - outs; average = runs /
 outs (empty with no outs); strike rate = 100 x runs / balls faced; bowling average =
@@ -17,12 +21,13 @@ four wickets and ``five_wickets`` of five or more; ``ten_wickets`` matches of te
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from cricket.stats.aggregates import careers, expand_merged
+from cricket.stats.aggregates import Scope, careers, careers_ranked_from_snapshots, expand_merged
 from cricket.stats.query import StatsQuery
 
 # view field -> fold column, in the order a row shows them.
@@ -140,6 +145,19 @@ def _group_labels(query: StatsQuery, keys: set[str]) -> dict[str, str]:
         return dict(cursor.fetchall())
 
 
+def _format_ranking(query: StatsQuery) -> Scope | None:
+    """The scope of a format's (or every format's) ranking of players, when the query asks
+    for nothing else but a qualification and an order: the career snapshots hold each
+    player's figures for it. None when any other filter, a grouping or a moment is asked."""
+    bare = replace(query, min_innings=None, min_balls=None, min_wickets=None, ordering=None)
+    plain = StatsQuery(
+        view=query.view, format_code=query.format_code, super_overs=query.super_overs
+    )
+    if bare != plain:
+        return None
+    return Scope(format_code=query.format_code, super_overs=query.super_overs)
+
+
 def player_rows(
     query: StatsQuery, *, limit: int | None = None, offset: int = 0
 ) -> list[dict[str, Any]]:
@@ -157,15 +175,25 @@ def player_rows(
             minimum[column] = max(minimum.get(column, 0), value)
     column = "name" if name == "name" else view[name]
     group = query.group_key()
-    rows = careers(
-        query,
-        ordering=("-" if descending else "") + column,
-        limit=limit,
-        offset=offset,
-        minimum=minimum,
-        group=group,
-        figures=[*view.values(), *EXTRA_FIGURES[query.view]],
-    )
+    snapshot_scope = _format_ranking(query)
+    if snapshot_scope is not None:
+        rows = careers_ranked_from_snapshots(
+            snapshot_scope,
+            ordering=("-" if descending else "") + column,
+            limit=limit,
+            offset=offset,
+            minimum=minimum,
+        )
+    else:
+        rows = careers(
+            query,
+            ordering=("-" if descending else "") + column,
+            limit=limit,
+            offset=offset,
+            minimum=minimum,
+            group=group,
+            figures=[*view.values(), *EXTRA_FIGURES[query.view]],
+        )
     labels = _group_labels(query, {r["k"] for r in rows}) if group else {}
     shaped = []
     for row in rows:

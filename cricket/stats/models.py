@@ -272,6 +272,12 @@ class CricketAppearance(_FixtureScope):
         ]
         indexes = [
             models.Index(fields=["participant", "occurred_on"], name="cricket_appear_player_idx"),
+            # A scoped fold's matches: the appearances of a format read from the index alone.
+            models.Index(
+                fields=["format_code", "occurred_on"],
+                include=["participant", "fixture", "team", "super_over", "gender", "season"],
+                name="cricket_appear_scope_idx",
+            ),
         ]
 
     def __str__(self) -> str:
