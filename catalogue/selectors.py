@@ -29,10 +29,11 @@ from catalogue.models import (
     Listing,
     Location,
     Override,
-    PriceObservation,
+    PriceClose,
     Product,
     ProductMerge,
 )
+from catalogue.price_closes import ClosePeriod
 from catalogue.rates import CENT, LISTED, RateTable, convert, rate_table
 
 
@@ -239,60 +240,61 @@ def product_price_history(
     ``DAILY_UP_TO`` days, converted to ``currency`` (or ``rates.LISTED``) at the rate of
     each point's own day, as ``rates.convert`` converts one price.
 
-    Two queries whatever the length of the history: the shops with their first and last
-    moments (probes of the (listing, observed_at) index) and the points, converted in the
-    same statement (``_bucket_points``). A third, for the rates of their currencies, only
-    when some points have no recorded USD (their currency had no rate when they were
+    Two queries whatever the length of the history, both on the stored closes
+    (``catalogue.price_closes``: each listing's last observation of each day and week, kept
+    by the observations' triggers), never on the observations: the shops with their first
+    and last moments (two probes of the closes' index a shop) and the points, converted in
+    the same statement (``_close_points``). A third, for the rates of their currencies,
+    only when some points have no recorded USD (their currency had no rate when they were
     collected). Shops ordered by airport code, then name.
     """
     start = datetime.combine(since, time.min, tzinfo=UTC) if since is not None else None
-    moments = PriceObservation.objects.filter(listing=OuterRef("pk"))
-    if start is not None:
-        moments = moments.filter(observed_at__gte=start)
+    days = PriceClose.objects.filter(listing=OuterRef("pk"), period=ClosePeriod.DAY)
+    if since is not None:
+        days = days.filter(starts__gte=since)
     listings = list(
         Listing.objects.filter(product=product)
         .visible()
         .select_related("location", "location__retailer")
         .annotate(
-            first_seen=Subquery(moments.order_by("observed_at").values("observed_at")[:1]),
-            last_seen=Subquery(moments.order_by("-observed_at").values("observed_at")[:1]),
+            first_seen=Subquery(days.order_by("starts").values("first_at")[:1]),
+            last_seen=Subquery(days.order_by("-starts").values("observed_at")[:1]),
         )
         .order_by("location__iata", "location__name", "id")
     )
     history = PriceHistory([ShopHistory(listing) for listing in listings], currency)
-    spans = [(listing.pk, listing.first_seen, listing.last_seen) for listing in listings
-             if listing.first_seen is not None]  # fmt: skip
-    if not spans:
+    seen = [shop for shop in history.shops if shop.listing.first_seen is not None]
+    if not seen:
         return history
-    priced = {span[0] for span in spans}
-    seen = [shop for shop in history.shops if shop.listing.pk in priced]
-    first = min(span[1] for span in spans)
-    last = max(span[2] for span in spans)
+    first = min(shop.listing.first_seen for shop in seen)
+    last = max(shop.listing.last_seen for shop in seen)
     history.weekly = (last - first).days > DAILY_UP_TO
-    rows = _bucket_points(
-        spans, weekly=history.weekly, start=start, currency=currency,
-        first_day=first.date(), last_day=last.date(),
+    rows = _close_points(
+        [shop.listing.pk for shop in seen], weekly=history.weekly, since=since, start=start,
+        currency=currency, first_day=first.date(), last_day=last.date(),
     )  # fmt: skip
     left = [row for row in rows if row[5]]
     table = RateTable()
     if left:
         table = rate_table([currency, *(row[3] for row in left)], first.date(), last.date())
-    # Rows come shop by shop (the shop's place in ``spans``, from 1), oldest first.
+    # Rows come shop by shop (the shop's place in ``seen``, from 1), oldest first.
+    fromtimestamp = datetime.fromtimestamp
     for ordinal, group in groupby(rows, key=itemgetter(0)):
         points = seen[ordinal - 1].points
         for _, epoch, price, listed, shown, unresolved in group:
-            moment = datetime.fromtimestamp(epoch, UTC)
+            moment = fromtimestamp(epoch, UTC)
             if unresolved:
                 shown = convert(price, listed, None, moment.date(), currency, table)
             points.append(HistoryPoint(moment, price, listed, shown))
     return history
 
 
-# Each shop's last observation in each day or week (UTC; a week starts on Monday) of its
-# own span: one backward probe of the (listing, observed_at) index per shop and bucket,
-# which the index answers alone (it carries the price columns). Reading every observation
-# and keeping each bucket's last (DISTINCT ON, or a lead() window) costs a row per
-# observation, ~7 a bucket for a week of daily prices; a probe costs one.
+# Each shop's closes of the period since ``since``: a day's close is its last observation,
+# so the days from ``since`` on are the points; a week's close is at or after ``start``
+# exactly when the week has an observation at or after it (a week that ``since`` cuts is
+# the last price it holds after ``since``, or no point), so the weeks from the one holding
+# ``since`` whose close is not earlier are. One range of the closes' index a shop, which
+# carries the columns read.
 #
 # Each point's price in the reader's currency is computed here, as ``rates.convert``
 # computes it: unchanged in its own currency (or as listed); else its recorded USD over
@@ -300,10 +302,10 @@ def product_price_history(
 # numeric); NULL when that rate is unknown. The rates are a table of days (``daily``:
 # every day of the span with the rate in force, the newest on or before it, the first
 # source by name when two give one day, as ``rates.RateTable.rate`` reads it) joined to
-# the points on the day: no probe per point, so the plan's cost stays with the bucket
-# probes. ``unresolved`` marks a point with no recorded USD in another currency than
-# USD (collected when its currency had no rate): the caller converts those.
-BUCKET_POINTS_SQL = """
+# the points on the day: no probe per point. ``unresolved`` marks a point with no
+# recorded USD in another currency than USD (collected when its currency had no rate):
+# the caller converts those.
+CLOSE_POINTS_SQL = """
 WITH rated AS (
     -- Per currency, the rates dated inside the span, and the latest before it dated as
     -- the span's first day; one a day, the first source by name.
@@ -335,33 +337,8 @@ filled AS (
 daily AS MATERIALIZED (
     SELECT currency, day, max(rate_to_usd) OVER (PARTITION BY currency, run) AS rate
     FROM filled
-),
-points AS MATERIALIZED (
-    SELECT s.ordinal, b.bucket, o.observed_at, o.price, o.currency, o.price_usd,
-           (o.observed_at AT TIME ZONE 'UTC')::date AS day
-    FROM unnest(%(ids)s::uuid[], %(firsts)s::timestamptz[], %(lasts)s::timestamptz[])
-         WITH ORDINALITY AS s(listing_id, first_seen, last_seen, ordinal)
-    CROSS JOIN LATERAL (
-        SELECT g.bucket FROM generate_series(
-            date_trunc(%(unit)s, s.first_seen AT TIME ZONE 'UTC'),
-            s.last_seen AT TIME ZONE 'UTC',
-            %(step)s::interval
-        ) AS g(bucket)
-        -- Never fewer than a shop has; it gives the planner the count, which it would
-        -- otherwise guess at 1,000 a shop and, past its JIT threshold, compile the query.
-        LIMIT %(buckets)s
-    ) AS b
-    CROSS JOIN LATERAL (
-        SELECT p.observed_at, p.price, p.currency, p.price_usd
-        FROM {table} p
-        WHERE p.listing_id = s.listing_id
-          AND p.observed_at >= greatest(b.bucket AT TIME ZONE 'UTC', %(start)s::timestamptz)
-          AND p.observed_at < (b.bucket + %(step)s::interval) AT TIME ZONE 'UTC'
-        ORDER BY p.observed_at DESC
-        LIMIT 1
-    ) AS o
 )
-SELECT p.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency,
+SELECT s.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency,
        CASE
            WHEN %(target)s IN (%(listed)s, p.currency) THEN p.price
            ELSE round(
@@ -371,39 +348,41 @@ SELECT p.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency
            )
        END,
        p.price_usd IS NULL AND p.currency <> 'USD' AND %(target)s NOT IN (%(listed)s, p.currency)
-FROM points p
-LEFT JOIN daily target ON target.currency = %(target)s AND target.day = p.day
-ORDER BY p.ordinal, p.bucket
+FROM unnest(%(ids)s::uuid[]) WITH ORDINALITY AS s(listing_id, ordinal)
+JOIN {closes} p ON p.listing_id = s.listing_id AND p.period = %(period)s
+     AND p.starts >= %(from)s::date AND p.observed_at >= %(start)s::timestamptz
+LEFT JOIN daily target
+       ON target.currency = %(target)s AND target.day = (p.observed_at AT TIME ZONE 'UTC')::date
+ORDER BY s.ordinal, p.starts
 """
 
 
-def _bucket_points(
-    spans: list[tuple[UUID, datetime, datetime]],
+def _close_points(
+    ids: list[UUID],
     *,
     weekly: bool,
+    since: date | None,
     start: datetime | None,
     currency: str,
     first_day: date,
     last_day: date,
 ) -> list[tuple[int, float, Decimal, str, Decimal | None, bool]]:
-    """(shop's place in ``spans`` from 1, epoch seconds, price, currency, price in
-    ``currency``, unresolved) of each shop's last observation of each bucket from its
-    first to its last moment (at or after ``start``), shop by shop, oldest first, with
-    the reader's currency's daily rates from ``first_day`` to ``last_day``. The
-    moment comes as epoch seconds and the shop as its place: Django's timestamptz loader
-    is pure Python and would cost more than the rest of the read, and so would a UUID a
-    row."""
-    sql = BUCKET_POINTS_SQL.format(table=PriceObservation._meta.db_table, fx=FxRate._meta.db_table)
+    """(shop's place in ``ids`` from 1, epoch seconds, price, currency, price in
+    ``currency``, unresolved) of each shop's close of each day (or week) at or after
+    ``start``, shop by shop, oldest first, with the reader's currency's daily rates from
+    ``first_day`` to ``last_day``. The moment comes as epoch seconds and the shop as its
+    place: Django's timestamptz loader is pure Python and would cost more than the rest of
+    the read, and so would a UUID a row."""
+    sql = CLOSE_POINTS_SQL.format(closes=PriceClose._meta.db_table, fx=FxRate._meta.db_table)
+    if since is None:
+        first = date.min
+    else:
+        first = since - timedelta(days=since.weekday()) if weekly else since
     params: dict[str, Any] = {
-        "ids": [span[0] for span in spans],
-        "firsts": [span[1] for span in spans],
-        "lasts": [span[2] for span in spans],
-        "unit": "week" if weekly else "day",
-        "step": "7 days" if weekly else "1 day",
-        # greatest() ignores a NULL: no start, no bound.
-        "start": start,
-        # The most buckets a shop can have: the days from the first moment to the last.
-        "buckets": (last_day - first_day).days // (7 if weekly else 1) + 2,
+        "ids": ids,
+        "period": ClosePeriod.WEEK if weekly else ClosePeriod.DAY,
+        "from": first,
+        "start": start or datetime.min.replace(tzinfo=UTC),
         "days": (last_day - first_day).days + 1,
         "target": currency,
         "listed": LISTED,
