@@ -18,8 +18,9 @@ Then times on the same database in the same run:
   to the observations and filtered to the product's listings;
 - history: what the product page's chart reads, ``product_price_history(p, currency="EUR")``:
   a history product's 18,260 observations as each shop's last price of each week (five
-  years is past the daily limit), converted at each one's own day in the same statement
-  (two queries);
+  years is past the daily limit), read from the stored weekly closes the observations'
+  triggers keep (``catalogue.price_closes``), converted at each one's own day in the same
+  statement (two queries); checked against the naive SQL over the raw observations;
 - history naive: the same points in SQL, converted with the textbook correlated lookup of
   the latest rate on or before each observation's day;
 - history page: one API page (200 rows) of ``PriceObservation.objects.of_product(p)
@@ -204,7 +205,7 @@ def generate(observations: int) -> None:
     # Only the tables' owner may vacuum and analyze them (omnium/dbroles.py). The vacuum
     # sets the visibility map an append-only table keeps, as autovacuum would.
     with as_owner(), connection.cursor() as cursor:
-        for table in ("location", "product", "listing", "fxrate", "priceobservation"):
+        for table in ("location", "product", "listing", "fxrate", "priceobservation", "priceclose"):
             started = time.perf_counter()
             cursor.execute(f"VACUUM (ANALYZE) catalogue_{table}")
             print(f"  {'VACUUM ANALYZE ' + table:<40} {time.perf_counter() - started:7.1f} s")

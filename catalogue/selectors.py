@@ -18,7 +18,6 @@ from django.db.models import (
     Min,
     OuterRef,
     QuerySet,
-    Subquery,
 )
 from django.shortcuts import get_object_or_404
 
@@ -33,7 +32,6 @@ from catalogue.models import (
     Product,
     ProductMerge,
 )
-from catalogue.price_closes import ClosePeriod
 from catalogue.rates import CENT, LISTED, RateTable, convert, rate_table
 
 
@@ -242,46 +240,36 @@ def product_price_history(
 
     Two queries whatever the length of the history, both on the stored closes
     (``catalogue.price_closes``: each listing's last observation of each day and week, kept
-    by the observations' triggers), never on the observations: the shops with their first
-    and last moments (two probes of the closes' index a shop) and the points, converted in
-    the same statement (``_close_points``). A third, for the rates of their currencies,
-    only when some points have no recorded USD (their currency had no rate when they were
-    collected). Shops ordered by airport code, then name.
+    by the observations' triggers), never on the observations: the shops, and their points
+    with the span that chooses days or weeks, converted in the same statement
+    (``CLOSE_POINTS_SQL``). A third, for the rates of their currencies, only when some
+    points have no recorded USD (their currency had no rate when they were collected).
+    Shops ordered by airport code, then name.
     """
-    start = datetime.combine(since, time.min, tzinfo=UTC) if since is not None else None
-    days = PriceClose.objects.filter(listing=OuterRef("pk"), period=ClosePeriod.DAY)
-    if since is not None:
-        days = days.filter(starts__gte=since)
     listings = list(
         Listing.objects.filter(product=product)
         .visible()
         .select_related("location", "location__retailer")
-        .annotate(
-            first_seen=Subquery(days.order_by("starts").values("first_at")[:1]),
-            last_seen=Subquery(days.order_by("-starts").values("observed_at")[:1]),
-        )
         .order_by("location__iata", "location__name", "id")
     )
     history = PriceHistory([ShopHistory(listing) for listing in listings], currency)
-    seen = [shop for shop in history.shops if shop.listing.first_seen is not None]
-    if not seen:
+    if not listings:
         return history
-    first = min(shop.listing.first_seen for shop in seen)
-    last = max(shop.listing.last_seen for shop in seen)
-    history.weekly = (last - first).days > DAILY_UP_TO
-    rows = _close_points(
-        [shop.listing.pk for shop in seen], weekly=history.weekly, since=since, start=start,
-        currency=currency, first_day=first.date(), last_day=last.date(),
-    )  # fmt: skip
+    rows = _close_points([listing.pk for listing in listings], since=since, currency=currency)
+    if not rows:
+        return history
+    history.weekly = rows[0][6]
+    fromtimestamp = datetime.fromtimestamp
     left = [row for row in rows if row[5]]
     table = RateTable()
     if left:
-        table = rate_table([currency, *(row[3] for row in left)], first.date(), last.date())
-    # Rows come shop by shop (the shop's place in ``seen``, from 1), oldest first.
-    fromtimestamp = datetime.fromtimestamp
+        days = [fromtimestamp(row[1], UTC).date() for row in left]
+        table = rate_table([currency, *(row[3] for row in left)], min(days), max(days))
+    # Rows come shop by shop (the shop's place in ``listings``, from 1), oldest first.
+    shops = history.shops
     for ordinal, group in groupby(rows, key=itemgetter(0)):
-        points = seen[ordinal - 1].points
-        for _, epoch, price, listed, shown, unresolved in group:
+        points = shops[ordinal - 1].points
+        for _, epoch, price, listed, shown, unresolved, _ in group:
             moment = fromtimestamp(epoch, UTC)
             if unresolved:
                 shown = convert(price, listed, None, moment.date(), currency, table)
@@ -289,56 +277,69 @@ def product_price_history(
     return history
 
 
-# Each shop's closes of the period since ``since``: a day's close is its last observation,
-# so the days from ``since`` on are the points; a week's close is at or after ``start``
-# exactly when the week has an observation at or after it (a week that ``since`` cuts is
-# the last price it holds after ``since``, or no point), so the weeks from the one holding
+# The points, in one statement. ``spans``: the first and last moment since ``since`` over
+# all shops (a shop's first day close holds its first moment, its last its last), two
+# probes of the closes' index a shop; past ``DAILY_UP_TO`` days a point is a week.
+# ``points``: each shop's closes of that period since ``since``. A day's close is its last
+# observation, so the days from ``since`` on are the points; a week's close is at or after
+# ``start`` exactly when the week has an observation at or after it (a week that ``since``
+# cuts shows its last price after ``since``, or nothing), so the weeks from the one holding
 # ``since`` whose close is not earlier are. One range of the closes' index a shop, which
 # carries the columns read.
 #
 # Each point's price in the reader's currency is computed here, as ``rates.convert``
 # computes it: unchanged in its own currency (or as listed); else its recorded USD over
 # the reader's currency's rate of its day, to the cent, half up (round() of a positive
-# numeric); NULL when that rate is unknown. The rates are a table of days (``daily``:
-# every day of the span with the rate in force, the newest on or before it, the first
-# source by name when two give one day, as ``rates.RateTable.rate`` reads it) joined to
-# the points on the day: no probe per point. ``unresolved`` marks a point with no
-# recorded USD in another currency than USD (collected when its currency had no rate):
-# the caller converts those.
+# numeric); NULL when that rate is unknown. The rate of a day is the newest on or before
+# it, the first source by name when two give one day (as ``rates.RateTable.rate`` reads
+# it): one probe of the rates' index for each distinct day of the points (a week's closes
+# of ten shops mostly share their days), none per point. ``unresolved`` marks a point
+# with no recorded USD in another currency than USD (collected when its currency had no
+# rate): the caller converts those.
 CLOSE_POINTS_SQL = """
-WITH rated AS (
-    -- Per currency, the rates dated inside the span, and the latest before it dated as
-    -- the span's first day; one a day, the first source by name.
-    SELECT DISTINCT ON (r.currency, r.as_of) r.currency,
-           greatest(r.as_of, %(first_day)s::date) AS day, r.rate_to_usd
-    FROM unnest(%(rated)s::text[]) AS c(currency)
-    JOIN {fx} r ON r.currency = c.currency
-    WHERE r.as_of <= %(last_day)s::date
-      AND r.as_of >= coalesce(
-          (SELECT max(m.as_of) FROM {fx} m
-           WHERE m.currency = c.currency AND m.as_of <= %(first_day)s::date),
-          %(first_day)s::date
-      )
-    ORDER BY r.currency, r.as_of, r.source
+WITH shops AS (
+    SELECT * FROM unnest(%(ids)s::uuid[]) WITH ORDINALITY AS s(listing_id, ordinal)
 ),
-filled AS (
-    -- Every day of the span; ``run`` counts the rates dated so far, so each day's run
-    -- holds exactly one rate: the one in force.
-    SELECT k.currency, d.day, x.rate_to_usd,
-           count(x.rate_to_usd) OVER (PARTITION BY k.currency ORDER BY d.day) AS run
-    FROM unnest(%(rated)s::text[]) AS k(currency)
-    CROSS JOIN (
-        SELECT g::date AS day
-        FROM generate_series(%(first_day)s::date, %(last_day)s::date, interval '1 day') g
-        LIMIT %(days)s
-    ) d
-    LEFT JOIN rated x ON x.currency = k.currency AND x.day = d.day
+spans AS (
+    SELECT min(f.first_at) AS first_at, max(l.observed_at) AS last_at
+    FROM shops s
+    CROSS JOIN LATERAL (
+        SELECT c.first_at FROM {closes} c
+        WHERE c.listing_id = s.listing_id AND c.period = 'day' AND c.starts >= %(day_from)s
+        ORDER BY c.starts LIMIT 1
+    ) AS f
+    CROSS JOIN LATERAL (
+        SELECT c.observed_at FROM {closes} c
+        WHERE c.listing_id = s.listing_id AND c.period = 'day' AND c.starts >= %(day_from)s
+        ORDER BY c.starts DESC LIMIT 1
+    ) AS l
 ),
-daily AS MATERIALIZED (
-    SELECT currency, day, max(rate_to_usd) OVER (PARTITION BY currency, run) AS rate
-    FROM filled
+chosen AS (
+    SELECT coalesce(last_at - first_at >= %(weekly_from)s::interval, false) AS weekly
+    FROM spans
+),
+points AS MATERIALIZED (
+    SELECT s.ordinal, p.starts, p.observed_at, p.price, p.currency, p.price_usd, k.weekly,
+           (p.observed_at AT TIME ZONE 'UTC')::date AS day
+    FROM chosen k
+    CROSS JOIN shops s
+    JOIN {closes} p ON p.listing_id = s.listing_id
+         AND p.period = CASE WHEN k.weekly THEN 'week' ELSE 'day' END
+         AND p.starts >= CASE WHEN k.weekly THEN %(week_from)s::date ELSE %(day_from)s::date END
+         AND p.observed_at >= %(start)s::timestamptz
+),
+rates AS (
+    SELECT d.day, r.rate_to_usd AS rate
+    FROM (SELECT DISTINCT day FROM points) AS d
+    CROSS JOIN LATERAL (
+        SELECT f.rate_to_usd FROM {fx} f
+        WHERE f.currency = %(target)s AND f.as_of <= d.day
+        ORDER BY f.as_of DESC, f.source
+        LIMIT 1
+    ) AS r
+    WHERE %(target)s NOT IN ('USD', %(listed)s)
 )
-SELECT s.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency,
+SELECT p.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency,
        CASE
            WHEN %(target)s IN (%(listed)s, p.currency) THEN p.price
            ELSE round(
@@ -347,54 +348,37 @@ SELECT s.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency
                2
            )
        END,
-       p.price_usd IS NULL AND p.currency <> 'USD' AND %(target)s NOT IN (%(listed)s, p.currency)
-FROM unnest(%(ids)s::uuid[]) WITH ORDINALITY AS s(listing_id, ordinal)
-JOIN {closes} p ON p.listing_id = s.listing_id AND p.period = %(period)s
-     AND p.starts >= %(from)s::date AND p.observed_at >= %(start)s::timestamptz
-LEFT JOIN daily target
-       ON target.currency = %(target)s AND target.day = (p.observed_at AT TIME ZONE 'UTC')::date
-ORDER BY s.ordinal, p.starts
+       p.price_usd IS NULL AND p.currency <> 'USD' AND %(target)s NOT IN (%(listed)s, p.currency),
+       p.weekly
+FROM points p
+LEFT JOIN rates target ON target.day = p.day
+ORDER BY p.ordinal, p.starts
 """
 
 
 def _close_points(
-    ids: list[UUID],
-    *,
-    weekly: bool,
-    since: date | None,
-    start: datetime | None,
-    currency: str,
-    first_day: date,
-    last_day: date,
-) -> list[tuple[int, float, Decimal, str, Decimal | None, bool]]:
+    ids: list[UUID], *, since: date | None, currency: str
+) -> list[tuple[int, float, Decimal, str, Decimal | None, bool, bool]]:
     """(shop's place in ``ids`` from 1, epoch seconds, price, currency, price in
-    ``currency``, unresolved) of each shop's close of each day (or week) at or after
-    ``start``, shop by shop, oldest first, with the reader's currency's daily rates from
-    ``first_day`` to ``last_day``. The moment comes as epoch seconds and the shop as its
-    place: Django's timestamptz loader is pure Python and would cost more than the rest of
-    the read, and so would a UUID a row."""
+    ``currency``, unresolved, weekly) of each shop's close of each day (or week, when
+    ``weekly``) since ``since``, shop by shop, oldest first. The moment comes as epoch
+    seconds and the shop as its place: Django's timestamptz loader is pure Python and would
+    cost more than the rest of the read, and so would a UUID a row."""
     sql = CLOSE_POINTS_SQL.format(closes=PriceClose._meta.db_table, fx=FxRate._meta.db_table)
-    if since is None:
-        first = date.min
-    else:
-        first = since - timedelta(days=since.weekday()) if weekly else since
+    first = since or date.min
     params: dict[str, Any] = {
         "ids": ids,
-        "period": ClosePeriod.WEEK if weekly else ClosePeriod.DAY,
-        "from": first,
-        "start": start or datetime.min.replace(tzinfo=UTC),
-        "days": (last_day - first_day).days + 1,
+        "day_from": first,
+        "week_from": first - timedelta(days=first.weekday()) if since else first,
+        "start": datetime.combine(first, time.min, tzinfo=UTC),
+        # A span of more than DAILY_UP_TO whole days, as timedelta.days counts them.
+        "weekly_from": timedelta(days=DAILY_UP_TO + 1),
         "target": currency,
         "listed": LISTED,
-        # The reader's currency is the one whose daily rates are read (none for USD, or
-        # for the prices as listed).
-        "rated": [] if currency in (LISTED, "USD") else [currency],
-        "first_day": first_day,
-        "last_day": last_day,
     }
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows: list[tuple[int, float, Decimal, str, Decimal | None, bool]] = cursor.fetchall()
+        rows: list[tuple[int, float, Decimal, str, Decimal | None, bool, bool]] = cursor.fetchall()
     return rows
 
 
