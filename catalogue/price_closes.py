@@ -54,6 +54,11 @@ class PriceClose(models.Model):
                 condition=Q(first_at__lte=F("observed_at")),
                 name="catalogue_priceclose_first_not_after_last",
             ),
+            models.CheckConstraint(
+                condition=Q(period=ClosePeriod.DAY)
+                | Q(period=ClosePeriod.WEEK, starts__iso_week_day=1),
+                name="catalogue_priceclose_period_known",
+            ),
         ]
 
     def __str__(self) -> str:
