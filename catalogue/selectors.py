@@ -292,10 +292,10 @@ def product_price_history(
 # the reader's currency's rate of its day, to the cent, half up (round() of a positive
 # numeric); NULL when that rate is unknown. The rate of a day is the newest on or before
 # it, the first source by name when two give one day (as ``rates.RateTable.rate`` reads
-# it): one probe of the rates' index for each distinct day of the points (a week's closes
-# of ten shops mostly share their days), none per point. ``unresolved`` marks a point
-# with no recorded USD in another currency than USD (collected when its currency had no
-# rate): the caller converts those.
+# it): one probe of the rates' index for each distinct day of the points in another
+# currency (a week's closes of ten shops mostly share their days), none per point.
+# ``unresolved`` marks a point with no recorded USD in another currency than USD
+# (collected when its currency had no rate): the caller converts those.
 CLOSE_POINTS_SQL = """
 WITH shops AS (
     SELECT * FROM unnest(%(ids)s::uuid[]) WITH ORDINALITY AS s(listing_id, ordinal)
@@ -330,7 +330,7 @@ points AS MATERIALIZED (
 ),
 rates AS (
     SELECT d.day, r.rate_to_usd AS rate
-    FROM (SELECT DISTINCT day FROM points) AS d
+    FROM (SELECT DISTINCT day FROM points WHERE currency <> %(target)s) AS d
     CROSS JOIN LATERAL (
         SELECT f.rate_to_usd FROM {fx} f
         WHERE f.currency = %(target)s AND f.as_of <= d.day
