@@ -26,7 +26,6 @@ from catalogue.category_records import CategoryMapping as CategoryMapping
 from catalogue.fx_records import CURRENCY_SHAPE
 from catalogue.fx_records import FxRate as FxRate
 from catalogue.price_closes import FOLD_SQL, REFILL_SQL
-from catalogue.price_closes import ClosePeriod as ClosePeriod
 from catalogue.price_closes import PriceClose as PriceClose
 from catalogue.querysets import (
     BrandQuerySet,
@@ -579,7 +578,7 @@ class PriceObservation(models.Model):
                     + ")"
                 ),
             ),
-            # The day's and week's closes (``catalogue.price_closes``), in the statement
+            # The week closes (``catalogue.price_closes``), in the statement
             # that appends or fills the observations, whichever writer runs it.
             pgtrigger.Trigger(
                 name="price_observation_closes_insert",

@@ -29,6 +29,7 @@ from catalogue.models import (
     Location,
     Override,
     PriceClose,
+    PriceObservation,
     Product,
     ProductMerge,
 )
@@ -238,13 +239,14 @@ def product_price_history(
     ``DAILY_UP_TO`` days, converted to ``currency`` (or ``rates.LISTED``) at the rate of
     each point's own day, as ``rates.convert`` converts one price.
 
-    Two queries whatever the length of the history, both on the stored closes
-    (``catalogue.price_closes``: each listing's last observation of each day and week, kept
-    by the observations' triggers), never on the observations: the shops, and their points
-    with the span that chooses days or weeks, converted in the same statement
-    (``CLOSE_POINTS_SQL``). A third, for the rates of their currencies, only when some
-    points have no recorded USD (their currency had no rate when they were collected).
-    Shops ordered by airport code, then name.
+    Two queries whatever the length of the history: the shops, and their points with the
+    span that chooses days or weeks, converted in the same statement (``CLOSE_POINTS_SQL``):
+    weeks from the stored closes (``catalogue.price_closes``: each listing's last
+    observation of each week, kept by the observations' triggers), days from the
+    observations' (listing, observed_at) index (at most ``DAILY_UP_TO`` days of them). A
+    third, for the rates of their currencies, only when some points have no recorded USD
+    (their currency had no rate when they were collected). Shops ordered by airport code,
+    then name.
     """
     listings = list(
         Listing.objects.filter(product=product)
@@ -278,14 +280,19 @@ def product_price_history(
 
 
 # The points, in one statement. ``spans``: the first and last moment since ``since`` over
-# all shops (a shop's first day close holds its first moment, its last its last), two
-# probes of the closes' index a shop; past ``DAILY_UP_TO`` days a point is a week.
-# ``points``: each shop's closes of that period since ``since``. A day's close is its last
-# observation, so the days from ``since`` on are the points; a week's close is at or after
-# ``start`` exactly when the week has an observation at or after it (a week that ``since``
-# cuts shows its last price after ``since``, or nothing), so the weeks from the one holding
-# ``since`` whose close is not earlier are. One range of the closes' index a shop, which
-# carries the columns read.
+# all shops, from the week closes (a shop's first week close at or after ``start`` holds
+# its first moment, unless ``since`` cuts that week: then one forward probe of the
+# observations' index from ``start``; its last close holds its last moment), two probes of
+# the closes' index a shop; past ``DAILY_UP_TO`` days a point is a week. A week's close is
+# at or after ``start`` exactly when the week has an observation at or after it (a week
+# that ``since`` cuts shows its last price after ``since``, or nothing), so the weeks from
+# the one holding ``since`` whose close is not earlier are the points: one range of the
+# closes' index a shop, which carries the columns read. Days are not stored: a day's
+# point is an observation since ``start`` whose next one (by moment, at that shop) is on a
+# later UTC day or missing, one forward range of the observations' (listing, observed_at)
+# index a shop, which carries the columns read and comes in moment order (the partitions
+# are ranges of moments), so the window needs no sort. Each side reads nothing when the
+# other is chosen (its condition on ``chosen`` is a one-time filter).
 #
 # Each point's price in the reader's currency is computed here, as ``rates.convert``
 # computes it: unchanged in its own currency (or as listed); else its recorded USD over
@@ -301,16 +308,22 @@ WITH shops AS (
     SELECT * FROM unnest(%(ids)s::uuid[]) WITH ORDINALITY AS s(listing_id, ordinal)
 ),
 spans AS (
-    SELECT min(f.first_at) AS first_at, max(l.observed_at) AS last_at
+    SELECT min(CASE WHEN f.first_at >= %(start)s::timestamptz THEN f.first_at ELSE (
+               SELECT o.observed_at FROM {observations} o
+               WHERE o.listing_id = s.listing_id AND o.observed_at >= %(start)s::timestamptz
+               ORDER BY o.observed_at LIMIT 1
+           ) END) AS first_at,
+           max(l.observed_at) AS last_at
     FROM shops s
     CROSS JOIN LATERAL (
         SELECT c.first_at FROM {closes} c
-        WHERE c.listing_id = s.listing_id AND c.period = 'day' AND c.starts >= %(day_from)s
+        WHERE c.listing_id = s.listing_id AND c.starts >= %(week_from)s
+          AND c.observed_at >= %(start)s::timestamptz
         ORDER BY c.starts LIMIT 1
     ) AS f
     CROSS JOIN LATERAL (
         SELECT c.observed_at FROM {closes} c
-        WHERE c.listing_id = s.listing_id AND c.period = 'day' AND c.starts >= %(day_from)s
+        WHERE c.listing_id = s.listing_id AND c.starts >= %(week_from)s
         ORDER BY c.starts DESC LIMIT 1
     ) AS l
 ),
@@ -319,14 +332,26 @@ chosen AS (
     FROM spans
 ),
 points AS MATERIALIZED (
-    SELECT s.ordinal, p.starts, p.observed_at, p.price, p.currency, p.price_usd, k.weekly,
+    SELECT s.ordinal, p.observed_at, p.price, p.currency, p.price_usd, k.weekly,
            (p.observed_at AT TIME ZONE 'UTC')::date AS day
     FROM chosen k
     CROSS JOIN shops s
-    JOIN {closes} p ON p.listing_id = s.listing_id
-         AND p.period = CASE WHEN k.weekly THEN 'week' ELSE 'day' END
-         AND p.starts >= CASE WHEN k.weekly THEN %(week_from)s::date ELSE %(day_from)s::date END
-         AND p.observed_at >= %(start)s::timestamptz
+    CROSS JOIN LATERAL (
+        SELECT c.observed_at, c.price, c.currency, c.price_usd FROM {closes} c
+        WHERE k.weekly AND c.listing_id = s.listing_id AND c.starts >= %(week_from)s
+          AND c.observed_at >= %(start)s::timestamptz
+        UNION ALL
+        SELECT d.observed_at, d.price, d.currency, d.price_usd
+        FROM (
+            SELECT o.observed_at, o.price, o.currency, o.price_usd,
+                   lead(o.observed_at) OVER (ORDER BY o.observed_at) AS next_at
+            FROM {observations} o
+            WHERE NOT k.weekly AND o.listing_id = s.listing_id
+              AND o.observed_at >= %(start)s::timestamptz
+        ) AS d
+        WHERE d.next_at IS NULL
+           OR (d.next_at AT TIME ZONE 'UTC')::date > (d.observed_at AT TIME ZONE 'UTC')::date
+    ) AS p
 ),
 rates AS (
     SELECT d.day, r.rate_to_usd AS rate
@@ -352,7 +377,7 @@ SELECT p.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency
        p.weekly
 FROM points p
 LEFT JOIN rates target ON target.day = p.day
-ORDER BY p.ordinal, p.starts
+ORDER BY p.ordinal, p.observed_at
 """
 
 
@@ -364,11 +389,14 @@ def _close_points(
     ``weekly``) since ``since``, shop by shop, oldest first. The moment comes as epoch
     seconds and the shop as its place: Django's timestamptz loader is pure Python and would
     cost more than the rest of the read, and so would a UUID a row."""
-    sql = CLOSE_POINTS_SQL.format(closes=PriceClose._meta.db_table, fx=FxRate._meta.db_table)
+    sql = CLOSE_POINTS_SQL.format(
+        closes=PriceClose._meta.db_table,
+        observations=PriceObservation._meta.db_table,
+        fx=FxRate._meta.db_table,
+    )
     first = since or date.min
     params: dict[str, Any] = {
         "ids": ids,
-        "day_from": first,
         "week_from": first - timedelta(days=first.weekday()) if since else first,
         "start": datetime.combine(first, time.min, tzinfo=UTC),
         # A span of more than DAILY_UP_TO whole days, as timedelta.days counts them.

@@ -1,5 +1,6 @@
-"""Price closes: each listing's last observation of each UTC day and week, kept by the
-observations' triggers on every write path, and the price history read from them."""
+"""Price closes: each listing's last observation of each week, kept by the observations'
+triggers on every write path, and the price history read from them (weeks) or from the
+observations (days)."""
 
 import importlib
 import random
@@ -31,20 +32,19 @@ def closes_from_observations(listing_ids) -> set[tuple]:
     buckets: dict[tuple, list[PriceObservation]] = {}
     for o in PriceObservation.objects.filter(listing_id__in=listing_ids):
         day = o.observed_at.astimezone(UTC).date()
-        for period, starts in (("day", day), ("week", day - timedelta(days=day.weekday()))):
-            buckets.setdefault((o.listing_id, period, starts), []).append(o)
+        buckets.setdefault((o.listing_id, day - timedelta(days=day.weekday())), []).append(o)
     closes = set()
-    for (listing_id, period, starts), rows in buckets.items():
+    for (listing_id, starts), rows in buckets.items():
         last = max(rows, key=lambda o: o.observed_at)
         first = min(o.observed_at for o in rows)
-        closes.add((listing_id, period, starts, first, last.observed_at, last.price,
-                    last.currency, last.price_usd))  # fmt: skip
+        closes.add((listing_id, starts, first, last.observed_at, last.price, last.currency,
+                    last.price_usd))  # fmt: skip
     return closes
 
 
 def stored_closes(listing_ids) -> set[tuple]:
-    columns = ("listing_id", "period", "starts", "first_at", "observed_at", "price",
-               "currency", "price_usd")  # fmt: skip
+    columns = ("listing_id", "starts", "first_at", "observed_at", "price", "currency",
+               "price_usd")  # fmt: skip
     return set(PriceClose.objects.filter(listing_id__in=listing_ids).values_list(*columns))
 
 
@@ -65,7 +65,7 @@ def record(listing, moment, price, currency="GBP"):
     )
 
 
-def test_the_closes_are_each_days_and_weeks_last_observation_whatever_the_order_of_writes():
+def test_the_closes_are_each_weeks_last_observation_whatever_the_order_of_writes():
     rng = random.Random(17)
     listings = [ListingFactory(location=LocationFactory(code=f"c{n}")) for n in range(2)]
     pending = [(listing, moment) for listing in listings
@@ -84,7 +84,7 @@ def test_the_closes_are_each_days_and_weeks_last_observation_whatever_the_order_
         )  # fmt: skip
     ids = [listing.pk for listing in listings]
     expected = closes_from_observations(ids)
-    assert {c[1] for c in expected} == {"day", "week"}
+    assert all(c[1].weekday() == 0 for c in expected) and len(expected) > 10
     assert stored_closes(ids) == expected
 
 
@@ -98,7 +98,7 @@ def test_a_usd_fill_reaches_the_closes_of_the_observations_it_fills():
     assert filled.converted == 20
     closes = stored_closes([listing.pk])
     assert closes == closes_from_observations([listing.pk])
-    assert all(c[7] == (c[5] * Decimal("1.10")).quantize(Decimal("0.01")) for c in closes)
+    assert all(c[6] == (c[4] * Decimal("1.10")).quantize(Decimal("0.01")) for c in closes)
 
 
 def test_the_migrations_fill_makes_the_closes_the_triggers_keep():
@@ -117,7 +117,10 @@ def test_the_migrations_fill_makes_the_closes_the_triggers_keep():
     assert stored_closes([listing.pk]) == kept == closes_from_observations([listing.pk])
 
 
-@pytest.mark.parametrize(("days", "since"), [(200, None), (900, None), (900, date(2024, 5, 8))])
+@pytest.mark.parametrize(
+    ("days", "since"),
+    [(200, None), (200, date(2024, 3, 6)), (900, None), (900, date(2024, 5, 8))],
+)
 def test_the_history_is_the_points_of_the_raw_observations_in_the_readers_currency(days, since):
     from catalogue.rates import convert  # one test's reference conversion
 
@@ -196,3 +199,20 @@ def test_five_years_at_ten_shops_read_in_two_queries(django_assert_num_queries):
         history = product_price_history(product, currency="GBP")
     assert history.weekly
     assert [len(shop.points) for shop in history.shops] == [261] * 10
+
+
+@pytest.mark.parametrize(("last_day", "weekly"), [(400, False), (401, True)])
+def test_a_span_that_since_cuts_a_week_in_starts_at_its_first_observation_since(last_day, weekly):
+    since = date(2024, 1, 3)  # a Wednesday: the week's close also holds Monday and Tuesday
+    listing = ListingFactory()
+    PriceObservation.objects.bulk_create(
+        PriceObservation(listing=listing, price=Decimal(50 + day % 9), currency="GBP",
+                         observed_at=FIRST + timedelta(days=day, hours=12), source_kind="feed")
+        for day in range(0, 2 + last_day + 1)
+    )  # fmt: skip
+    history = product_price_history(listing.product, currency="GBP", since=since)
+    assert history.weekly is weekly
+    points = history.shops[0].points
+    # The cut week's point is its close (Sunday); the first day's, the first day since.
+    assert points[0].observed_at == datetime(2024, 1, 7 if weekly else 3, 12, tzinfo=UTC)
+    assert len(points) == (58 if weekly else 401)
