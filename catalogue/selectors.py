@@ -280,19 +280,19 @@ def product_price_history(
 
 
 # The points, in one statement. ``spans``: the first and last moment since ``since`` over
-# all shops, from the week closes (a shop's first week close at or after ``start`` holds
-# its first moment, unless ``since`` cuts that week: then one forward probe of the
-# observations' index from ``start``; its last close holds its last moment), two probes of
-# the closes' index a shop; past ``DAILY_UP_TO`` days a point is a week. A week's close is
-# at or after ``start`` exactly when the week has an observation at or after it (a week
-# that ``since`` cuts shows its last price after ``since``, or nothing), so the weeks from
-# the one holding ``since`` whose close is not earlier are the points: one range of the
-# closes' index a shop, which carries the columns read. Days are not stored: a day's
-# point is an observation since ``start`` whose next one (by moment, at that shop) is on a
-# later UTC day or missing, one forward range of the observations' (listing, observed_at)
-# index a shop, which carries the columns read and comes in moment order (the partitions
-# are ranges of moments), so the window needs no sort. Each side reads nothing when the
-# other is chosen (its condition on ``chosen`` is a one-time filter).
+# all shops, from the week closes: a shop's first week close at or after ``start`` holds its
+# first moment (unless ``since`` cuts that week: then one forward probe of the
+# observations' index from ``start`` to that close), its last close its last moment; two
+# probes of the closes' index a shop. Past ``DAILY_UP_TO`` days a point is a week. A week's
+# close is at or after ``start`` exactly when the week has an observation at or after it (a
+# week that ``since`` cuts shows its last price after ``since``, or nothing), so the weeks
+# from the one holding ``since`` whose close is not earlier are the points: one range of
+# the closes' index a shop, which carries the columns read. Days are not stored: a day's
+# point is an observation since ``start`` whose next one at that shop is on a later UTC day
+# or missing, from one range of the observations' (listing, observed_at) index a shop
+# (pruned to the partitions from ``start`` on), which carries the columns read: at most
+# ``DAILY_UP_TO`` days of a shop's observations. Each side reads nothing when the other is
+# chosen (its condition on ``chosen`` is a one-time filter).
 #
 # Each point's price in the reader's currency is computed here, as ``rates.convert``
 # computes it: unchanged in its own currency (or as listed); else its recorded USD over
@@ -311,12 +311,13 @@ spans AS (
     SELECT min(CASE WHEN f.first_at >= %(start)s::timestamptz THEN f.first_at ELSE (
                SELECT o.observed_at FROM {observations} o
                WHERE o.listing_id = s.listing_id AND o.observed_at >= %(start)s::timestamptz
+                 AND o.observed_at <= f.observed_at
                ORDER BY o.observed_at LIMIT 1
            ) END) AS first_at,
            max(l.observed_at) AS last_at
     FROM shops s
     CROSS JOIN LATERAL (
-        SELECT c.first_at FROM {closes} c
+        SELECT c.first_at, c.observed_at FROM {closes} c
         WHERE c.listing_id = s.listing_id AND c.starts >= %(week_from)s
           AND c.observed_at >= %(start)s::timestamptz
         ORDER BY c.starts LIMIT 1
