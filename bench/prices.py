@@ -18,8 +18,12 @@ Then times on the same database in the same run:
   to the observations and filtered to the product's listings;
 - history: what the product page's chart reads, ``product_price_history(p, currency="EUR")``:
   a history product's 18,260 observations as each shop's last price of each week (five
-  years is past the daily limit), converted at each one's own day in the same statement
-  (two queries);
+  years is past the daily limit), read from the stored weekly closes the observations'
+  triggers keep (``catalogue.price_closes``), converted at each one's own day in the same
+  statement (two queries); checked against the naive SQL over the raw observations;
+- history day: the same product's last 90 days, ``since=`` 90 days before its last: 900 day
+  points, read from the observations' (listing, observed_at) index (no day close is
+  stored), in the same two queries; checked the same way;
 - history naive: the same points in SQL, converted with the textbook correlated lookup of
   the latest rate on or before each observation's day;
 - history page: one API page (200 rows) of ``PriceObservation.objects.of_product(p)
@@ -35,7 +39,7 @@ import os
 import random
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -52,9 +56,13 @@ HISTORY_SHOPS = 10
 HISTORY_FIRST_DAY = "2021-01-01"
 HISTORY_DAYS = 1826
 HISTORY_OBSERVATIONS = HISTORY_PRODUCTS * HISTORY_SHOPS * HISTORY_DAYS
+# A chart of the last 90 days: day points, read from the observations.
+HISTORY_DAY_SPAN = 90
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
+# The naive points by ``{unit}`` (week or day) from a moment on.
 HISTORY_NAIVE_SQL = """
-SELECT DISTINCT ON (o.listing_id, date_trunc('week', o.observed_at AT TIME ZONE 'UTC'))
+SELECT DISTINCT ON (o.listing_id, date_trunc('{unit}', o.observed_at AT TIME ZONE 'UTC'))
        o.listing_id, o.observed_at, o.price, o.currency,
        round(o.price_usd / eur.rate_to_usd, 2)
 FROM catalogue_priceobservation o
@@ -65,8 +73,8 @@ CROSS JOIN LATERAL (
     WHERE r.currency = 'EUR' AND r.as_of <= (o.observed_at AT TIME ZONE 'UTC')::date
     ORDER BY r.as_of DESC, r.source LIMIT 1
 ) eur
-WHERE l.product_id = %s AND l.ignored_at IS NULL AND loc.visible
-ORDER BY o.listing_id, date_trunc('week', o.observed_at AT TIME ZONE 'UTC'), o.observed_at DESC
+WHERE l.product_id = %s AND l.ignored_at IS NULL AND loc.visible AND o.observed_at >= %s
+ORDER BY o.listing_id, date_trunc('{unit}', o.observed_at AT TIME ZONE 'UTC'), o.observed_at DESC
 """
 
 NAIVE_SQL = """
@@ -204,7 +212,7 @@ def generate(observations: int) -> None:
     # Only the tables' owner may vacuum and analyze them (omnium/dbroles.py). The vacuum
     # sets the visibility map an append-only table keeps, as autovacuum would.
     with as_owner(), connection.cursor() as cursor:
-        for table in ("location", "product", "listing", "fxrate", "priceobservation"):
+        for table in ("location", "product", "listing", "fxrate", "priceobservation", "priceclose"):
             started = time.perf_counter()
             cursor.execute(f"VACUUM (ANALYZE) catalogue_{table}")
             print(f"  {'VACUUM ANALYZE ' + table:<40} {time.perf_counter() - started:7.1f} s")
@@ -294,6 +302,9 @@ def main() -> None:
     print(f"naive max-per-group:        median {naive_ms:.1f} ms over {args.naive_runs} products")
 
     histories = list(Product.objects.filter(name_key__startswith="bench history"))
+    day_since = date.fromisoformat(HISTORY_FIRST_DAY) + timedelta(
+        days=HISTORY_DAYS - HISTORY_DAY_SPAN
+    )
     cycle = iter(histories * (args.history_runs + 10))
 
     def history():
@@ -301,8 +312,11 @@ def main() -> None:
 
     def history_naive():
         with connection.cursor() as cursor:
-            cursor.execute(HISTORY_NAIVE_SQL, [next(cycle).pk])
+            cursor.execute(HISTORY_NAIVE_SQL.format(unit="week"), [next(cycle).pk, EPOCH])
             return cursor.fetchall()
+
+    def history_day():
+        return product_price_history(next(cycle), currency="EUR", since=day_since)
 
     def history_page():
         return list(
@@ -316,17 +330,22 @@ def main() -> None:
     probe = history()
     points = sum(len(h.points) for h in probe.shops)
     shops = len(probe.shops)
-    with connection.cursor() as cursor:
-        cursor.execute(HISTORY_NAIVE_SQL, [histories[-1].pk])
-        slow_rows = cursor.fetchall()
-    fast_rows = [
-        (h.listing.pk, p.observed_at, p.display_price)
-        for h in product_price_history(histories[-1], currency="EUR").shops
-        for p in h.points
-    ]
-    assert sorted(fast_rows) == sorted((r[0], r[1], r[4]) for r in slow_rows), (
-        "the history read and the naive SQL disagree"
-    )
+    day_probe = history_day()
+    day_points = sum(len(h.points) for h in day_probe.shops)
+    assert not day_probe.weekly and day_points == HISTORY_SHOPS * HISTORY_DAY_SPAN
+    for unit, since in (("week", None), ("day", day_since)):
+        start = datetime.combine(since, datetime.min.time(), tzinfo=UTC) if since else EPOCH
+        with connection.cursor() as cursor:
+            cursor.execute(HISTORY_NAIVE_SQL.format(unit=unit), [histories[-1].pk, start])
+            slow_rows = cursor.fetchall()
+        fast_rows = [
+            (h.listing.pk, p.observed_at, p.display_price)
+            for h in product_price_history(histories[-1], currency="EUR", since=since).shops
+            for p in h.points
+        ]
+        assert sorted(fast_rows) == sorted((r[0], r[1], r[4]) for r in slow_rows), (
+            f"the history read and the naive SQL disagree ({unit} points)"
+        )
     history_ms = median_ms(history, runs=args.history_runs, warmup=3)
     # This process's own CPU for the read (the client's share; the machine may be busy).
     cpu = []
@@ -335,11 +354,16 @@ def main() -> None:
         history()
         cpu.append((time.process_time() - started) * 1000)
     history_cpu_ms = sorted(cpu)[len(cpu) // 2]
+    history_day_ms = median_ms(history_day, runs=args.history_runs, warmup=3)
     history_naive_ms = median_ms(history_naive, runs=args.naive_runs, warmup=1)
     page_ms = median_ms(history_page, runs=args.history_runs, warmup=3)
     print(
         f"price history ({points:,} points at {shops} shops, EUR): median {history_ms:.1f} ms "
         f"over {args.history_runs} reads ({history_cpu_ms:.1f} ms of it this process's CPU)"
+    )
+    print(
+        f"price history of {HISTORY_DAY_SPAN} days ({day_points:,} day points, EUR): "
+        f"median {history_day_ms:.1f} ms"
     )
     print(f"naive per-point rate lookup in SQL:   median {history_naive_ms:.1f} ms")
     print(f"one API page of 200 observations:     median {page_ms:.2f} ms")
@@ -353,6 +377,7 @@ def main() -> None:
             history_points=points,
             history_ms=f"{history_ms:.1f}",
             history_cpu_ms=f"{history_cpu_ms:.1f}",
+            history_day_ms=f"{history_day_ms:.1f}",
             history_naive_ms=f"{history_naive_ms:.1f}",
             history_ratio=f"{history_naive_ms / history_ms:.1f}",
             history_page_ms=f"{page_ms:.2f}",

@@ -25,6 +25,8 @@ from catalogue.category_records import Category as Category
 from catalogue.category_records import CategoryMapping as CategoryMapping
 from catalogue.fx_records import CURRENCY_SHAPE
 from catalogue.fx_records import FxRate as FxRate
+from catalogue.price_closes import FOLD_SQL, REFILL_SQL
+from catalogue.price_closes import PriceClose as PriceClose
 from catalogue.querysets import (
     BrandQuerySet,
     ListingQuerySet,
@@ -575,6 +577,24 @@ class PriceObservation(models.Model):
                     + ", ".join(f"NEW.{c}" for c in SHOWN_COLUMNS)
                     + ")"
                 ),
+            ),
+            # The week closes (``catalogue.price_closes``), in the statement
+            # that appends or fills the observations, whichever writer runs it.
+            pgtrigger.Trigger(
+                name="price_observation_closes_insert",
+                level=pgtrigger.Statement,
+                when=pgtrigger.After,
+                operation=pgtrigger.Insert,
+                referencing=pgtrigger.Referencing(new="added"),
+                func=FOLD_SQL,
+            ),
+            pgtrigger.Trigger(
+                name="price_observation_closes_update",
+                level=pgtrigger.Statement,
+                when=pgtrigger.After,
+                operation=pgtrigger.Update,
+                referencing=pgtrigger.Referencing(new="filled"),
+                func=REFILL_SQL,
             ),
         ]
 

@@ -18,7 +18,6 @@ from django.db.models import (
     Min,
     OuterRef,
     QuerySet,
-    Subquery,
 )
 from django.shortcuts import get_object_or_404
 
@@ -29,6 +28,7 @@ from catalogue.models import (
     Listing,
     Location,
     Override,
+    PriceClose,
     PriceObservation,
     Product,
     ProductMerge,
@@ -239,127 +239,131 @@ def product_price_history(
     ``DAILY_UP_TO`` days, converted to ``currency`` (or ``rates.LISTED``) at the rate of
     each point's own day, as ``rates.convert`` converts one price.
 
-    Two queries whatever the length of the history: the shops with their first and last
-    moments (probes of the (listing, observed_at) index) and the points, converted in the
-    same statement (``_bucket_points``). A third, for the rates of their currencies, only
-    when some points have no recorded USD (their currency had no rate when they were
-    collected). Shops ordered by airport code, then name.
+    Two queries whatever the length of the history: the shops, and their points with the
+    span that chooses days or weeks, converted in the same statement (``CLOSE_POINTS_SQL``):
+    weeks from the stored closes (``catalogue.price_closes``: each listing's last
+    observation of each week, kept by the observations' triggers), days from the
+    observations' (listing, observed_at) index (at most ``DAILY_UP_TO`` days of them). A
+    third, for the rates of their currencies, only when some points have no recorded USD
+    (their currency had no rate when they were collected). Shops ordered by airport code,
+    then name.
     """
-    start = datetime.combine(since, time.min, tzinfo=UTC) if since is not None else None
-    moments = PriceObservation.objects.filter(listing=OuterRef("pk"))
-    if start is not None:
-        moments = moments.filter(observed_at__gte=start)
     listings = list(
         Listing.objects.filter(product=product)
         .visible()
         .select_related("location", "location__retailer")
-        .annotate(
-            first_seen=Subquery(moments.order_by("observed_at").values("observed_at")[:1]),
-            last_seen=Subquery(moments.order_by("-observed_at").values("observed_at")[:1]),
-        )
         .order_by("location__iata", "location__name", "id")
     )
     history = PriceHistory([ShopHistory(listing) for listing in listings], currency)
-    spans = [(listing.pk, listing.first_seen, listing.last_seen) for listing in listings
-             if listing.first_seen is not None]  # fmt: skip
-    if not spans:
+    if not listings:
         return history
-    priced = {span[0] for span in spans}
-    seen = [shop for shop in history.shops if shop.listing.pk in priced]
-    first = min(span[1] for span in spans)
-    last = max(span[2] for span in spans)
-    history.weekly = (last - first).days > DAILY_UP_TO
-    rows = _bucket_points(
-        spans, weekly=history.weekly, start=start, currency=currency,
-        first_day=first.date(), last_day=last.date(),
-    )  # fmt: skip
+    rows = _close_points([listing.pk for listing in listings], since=since, currency=currency)
+    if not rows:
+        return history
+    history.weekly = rows[0][6]
+    fromtimestamp = datetime.fromtimestamp
     left = [row for row in rows if row[5]]
     table = RateTable()
     if left:
-        table = rate_table([currency, *(row[3] for row in left)], first.date(), last.date())
-    # Rows come shop by shop (the shop's place in ``spans``, from 1), oldest first.
+        days = [fromtimestamp(row[1], UTC).date() for row in left]
+        table = rate_table([currency, *(row[3] for row in left)], min(days), max(days))
+    # Rows come shop by shop (the shop's place in ``listings``, from 1), oldest first.
+    shops = history.shops
     for ordinal, group in groupby(rows, key=itemgetter(0)):
-        points = seen[ordinal - 1].points
-        for _, epoch, price, listed, shown, unresolved in group:
-            moment = datetime.fromtimestamp(epoch, UTC)
+        points = shops[ordinal - 1].points
+        for _, epoch, price, listed, shown, unresolved, _ in group:
+            moment = fromtimestamp(epoch, UTC)
             if unresolved:
                 shown = convert(price, listed, None, moment.date(), currency, table)
             points.append(HistoryPoint(moment, price, listed, shown))
     return history
 
 
-# Each shop's last observation in each day or week (UTC; a week starts on Monday) of its
-# own span: one backward probe of the (listing, observed_at) index per shop and bucket,
-# which the index answers alone (it carries the price columns). Reading every observation
-# and keeping each bucket's last (DISTINCT ON, or a lead() window) costs a row per
-# observation, ~7 a bucket for a week of daily prices; a probe costs one.
+# The points, in one statement. ``spans``: the first and last moment since ``since`` over
+# all shops, from the week closes: a shop's first week close at or after ``start`` holds its
+# first moment (unless ``since`` cuts that week: then one forward probe of the
+# observations' index from ``start`` to that close), its last close its last moment; two
+# probes of the closes' index a shop. Past ``DAILY_UP_TO`` days a point is a week. A week's
+# close is at or after ``start`` exactly when the week has an observation at or after it (a
+# week that ``since`` cuts shows its last price after ``since``, or nothing), so the weeks
+# from the one holding ``since`` whose close is not earlier are the points: one range of
+# the closes' index a shop, which carries the columns read. Days are not stored: a day's
+# point is an observation since ``start`` whose next one at that shop is on a later UTC day
+# or missing, from one range of the observations' (listing, observed_at) index a shop
+# (pruned to the partitions from ``start`` on), which carries the columns read: at most
+# ``DAILY_UP_TO`` days of a shop's observations. Each side reads nothing when the other is
+# chosen (its condition on ``chosen`` is a one-time filter).
 #
 # Each point's price in the reader's currency is computed here, as ``rates.convert``
 # computes it: unchanged in its own currency (or as listed); else its recorded USD over
 # the reader's currency's rate of its day, to the cent, half up (round() of a positive
-# numeric); NULL when that rate is unknown. The rates are a table of days (``daily``:
-# every day of the span with the rate in force, the newest on or before it, the first
-# source by name when two give one day, as ``rates.RateTable.rate`` reads it) joined to
-# the points on the day: no probe per point, so the plan's cost stays with the bucket
-# probes. ``unresolved`` marks a point with no recorded USD in another currency than
-# USD (collected when its currency had no rate): the caller converts those.
-BUCKET_POINTS_SQL = """
-WITH rated AS (
-    -- Per currency, the rates dated inside the span, and the latest before it dated as
-    -- the span's first day; one a day, the first source by name.
-    SELECT DISTINCT ON (r.currency, r.as_of) r.currency,
-           greatest(r.as_of, %(first_day)s::date) AS day, r.rate_to_usd
-    FROM unnest(%(rated)s::text[]) AS c(currency)
-    JOIN {fx} r ON r.currency = c.currency
-    WHERE r.as_of <= %(last_day)s::date
-      AND r.as_of >= coalesce(
-          (SELECT max(m.as_of) FROM {fx} m
-           WHERE m.currency = c.currency AND m.as_of <= %(first_day)s::date),
-          %(first_day)s::date
-      )
-    ORDER BY r.currency, r.as_of, r.source
+# numeric); NULL when that rate is unknown. The rate of a day is the newest on or before
+# it, the first source by name when two give one day (as ``rates.RateTable.rate`` reads
+# it): one probe of the rates' index for each distinct day of the points in another
+# currency (a week's closes of ten shops mostly share their days), none per point.
+# ``unresolved`` marks a point with no recorded USD in another currency than USD
+# (collected when its currency had no rate): the caller converts those.
+CLOSE_POINTS_SQL = """
+WITH shops AS (
+    SELECT * FROM unnest(%(ids)s::uuid[]) WITH ORDINALITY AS s(listing_id, ordinal)
 ),
-filled AS (
-    -- Every day of the span; ``run`` counts the rates dated so far, so each day's run
-    -- holds exactly one rate: the one in force.
-    SELECT k.currency, d.day, x.rate_to_usd,
-           count(x.rate_to_usd) OVER (PARTITION BY k.currency ORDER BY d.day) AS run
-    FROM unnest(%(rated)s::text[]) AS k(currency)
-    CROSS JOIN (
-        SELECT g::date AS day
-        FROM generate_series(%(first_day)s::date, %(last_day)s::date, interval '1 day') g
-        LIMIT %(days)s
-    ) d
-    LEFT JOIN rated x ON x.currency = k.currency AND x.day = d.day
+spans AS (
+    SELECT min(CASE WHEN f.first_at >= %(start)s::timestamptz THEN f.first_at ELSE (
+               SELECT o.observed_at FROM {observations} o
+               WHERE o.listing_id = s.listing_id AND o.observed_at >= %(start)s::timestamptz
+                 AND o.observed_at <= f.observed_at
+               ORDER BY o.observed_at LIMIT 1
+           ) END) AS first_at,
+           max(l.observed_at) AS last_at
+    FROM shops s
+    CROSS JOIN LATERAL (
+        SELECT c.first_at, c.observed_at FROM {closes} c
+        WHERE c.listing_id = s.listing_id AND c.starts >= %(week_from)s
+          AND c.observed_at >= %(start)s::timestamptz
+        ORDER BY c.starts LIMIT 1
+    ) AS f
+    CROSS JOIN LATERAL (
+        SELECT c.observed_at FROM {closes} c
+        WHERE c.listing_id = s.listing_id AND c.starts >= %(week_from)s
+        ORDER BY c.starts DESC LIMIT 1
+    ) AS l
 ),
-daily AS MATERIALIZED (
-    SELECT currency, day, max(rate_to_usd) OVER (PARTITION BY currency, run) AS rate
-    FROM filled
+chosen AS (
+    SELECT coalesce(last_at - first_at >= %(weekly_from)s::interval, false) AS weekly
+    FROM spans
 ),
 points AS MATERIALIZED (
-    SELECT s.ordinal, b.bucket, o.observed_at, o.price, o.currency, o.price_usd,
-           (o.observed_at AT TIME ZONE 'UTC')::date AS day
-    FROM unnest(%(ids)s::uuid[], %(firsts)s::timestamptz[], %(lasts)s::timestamptz[])
-         WITH ORDINALITY AS s(listing_id, first_seen, last_seen, ordinal)
+    SELECT s.ordinal, p.observed_at, p.price, p.currency, p.price_usd, k.weekly,
+           (p.observed_at AT TIME ZONE 'UTC')::date AS day
+    FROM chosen k
+    CROSS JOIN shops s
     CROSS JOIN LATERAL (
-        SELECT g.bucket FROM generate_series(
-            date_trunc(%(unit)s, s.first_seen AT TIME ZONE 'UTC'),
-            s.last_seen AT TIME ZONE 'UTC',
-            %(step)s::interval
-        ) AS g(bucket)
-        -- Never fewer than a shop has; it gives the planner the count, which it would
-        -- otherwise guess at 1,000 a shop and, past its JIT threshold, compile the query.
-        LIMIT %(buckets)s
-    ) AS b
+        SELECT c.observed_at, c.price, c.currency, c.price_usd FROM {closes} c
+        WHERE k.weekly AND c.listing_id = s.listing_id AND c.starts >= %(week_from)s
+          AND c.observed_at >= %(start)s::timestamptz
+        UNION ALL
+        SELECT d.observed_at, d.price, d.currency, d.price_usd
+        FROM (
+            SELECT o.observed_at, o.price, o.currency, o.price_usd,
+                   lead(o.observed_at) OVER (ORDER BY o.observed_at) AS next_at
+            FROM {observations} o
+            WHERE NOT k.weekly AND o.listing_id = s.listing_id
+              AND o.observed_at >= %(start)s::timestamptz
+        ) AS d
+        WHERE d.next_at IS NULL
+           OR (d.next_at AT TIME ZONE 'UTC')::date > (d.observed_at AT TIME ZONE 'UTC')::date
+    ) AS p
+),
+rates AS (
+    SELECT d.day, r.rate_to_usd AS rate
+    FROM (SELECT DISTINCT day FROM points WHERE currency <> %(target)s) AS d
     CROSS JOIN LATERAL (
-        SELECT p.observed_at, p.price, p.currency, p.price_usd
-        FROM {table} p
-        WHERE p.listing_id = s.listing_id
-          AND p.observed_at >= greatest(b.bucket AT TIME ZONE 'UTC', %(start)s::timestamptz)
-          AND p.observed_at < (b.bucket + %(step)s::interval) AT TIME ZONE 'UTC'
-        ORDER BY p.observed_at DESC
+        SELECT f.rate_to_usd FROM {fx} f
+        WHERE f.currency = %(target)s AND f.as_of <= d.day
+        ORDER BY f.as_of DESC, f.source
         LIMIT 1
-    ) AS o
+    ) AS r
+    WHERE %(target)s NOT IN ('USD', %(listed)s)
 )
 SELECT p.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency,
        CASE
@@ -370,52 +374,40 @@ SELECT p.ordinal, extract(epoch FROM p.observed_at)::float8, p.price, p.currency
                2
            )
        END,
-       p.price_usd IS NULL AND p.currency <> 'USD' AND %(target)s NOT IN (%(listed)s, p.currency)
+       p.price_usd IS NULL AND p.currency <> 'USD' AND %(target)s NOT IN (%(listed)s, p.currency),
+       p.weekly
 FROM points p
-LEFT JOIN daily target ON target.currency = %(target)s AND target.day = p.day
-ORDER BY p.ordinal, p.bucket
+LEFT JOIN rates target ON target.day = p.day
+ORDER BY p.ordinal, p.observed_at
 """
 
 
-def _bucket_points(
-    spans: list[tuple[UUID, datetime, datetime]],
-    *,
-    weekly: bool,
-    start: datetime | None,
-    currency: str,
-    first_day: date,
-    last_day: date,
-) -> list[tuple[int, float, Decimal, str, Decimal | None, bool]]:
-    """(shop's place in ``spans`` from 1, epoch seconds, price, currency, price in
-    ``currency``, unresolved) of each shop's last observation of each bucket from its
-    first to its last moment (at or after ``start``), shop by shop, oldest first, with
-    the reader's currency's daily rates from ``first_day`` to ``last_day``. The
-    moment comes as epoch seconds and the shop as its place: Django's timestamptz loader
-    is pure Python and would cost more than the rest of the read, and so would a UUID a
-    row."""
-    sql = BUCKET_POINTS_SQL.format(table=PriceObservation._meta.db_table, fx=FxRate._meta.db_table)
+def _close_points(
+    ids: list[UUID], *, since: date | None, currency: str
+) -> list[tuple[int, float, Decimal, str, Decimal | None, bool, bool]]:
+    """(shop's place in ``ids`` from 1, epoch seconds, price, currency, price in
+    ``currency``, unresolved, weekly) of each shop's close of each day (or week, when
+    ``weekly``) since ``since``, shop by shop, oldest first. The moment comes as epoch
+    seconds and the shop as its place: Django's timestamptz loader is pure Python and would
+    cost more than the rest of the read, and so would a UUID a row."""
+    sql = CLOSE_POINTS_SQL.format(
+        closes=PriceClose._meta.db_table,
+        observations=PriceObservation._meta.db_table,
+        fx=FxRate._meta.db_table,
+    )
+    first = since or date.min
     params: dict[str, Any] = {
-        "ids": [span[0] for span in spans],
-        "firsts": [span[1] for span in spans],
-        "lasts": [span[2] for span in spans],
-        "unit": "week" if weekly else "day",
-        "step": "7 days" if weekly else "1 day",
-        # greatest() ignores a NULL: no start, no bound.
-        "start": start,
-        # The most buckets a shop can have: the days from the first moment to the last.
-        "buckets": (last_day - first_day).days // (7 if weekly else 1) + 2,
-        "days": (last_day - first_day).days + 1,
+        "ids": ids,
+        "week_from": first - timedelta(days=first.weekday()) if since else first,
+        "start": datetime.combine(first, time.min, tzinfo=UTC),
+        # A span of more than DAILY_UP_TO whole days, as timedelta.days counts them.
+        "weekly_from": timedelta(days=DAILY_UP_TO + 1),
         "target": currency,
         "listed": LISTED,
-        # The reader's currency is the one whose daily rates are read (none for USD, or
-        # for the prices as listed).
-        "rated": [] if currency in (LISTED, "USD") else [currency],
-        "first_day": first_day,
-        "last_day": last_day,
     }
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows: list[tuple[int, float, Decimal, str, Decimal | None, bool]] = cursor.fetchall()
+        rows: list[tuple[int, float, Decimal, str, Decimal | None, bool, bool]] = cursor.fetchall()
     return rows
 
 
