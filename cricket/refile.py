@@ -9,6 +9,7 @@ they stay in the tree with their history."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,7 +71,8 @@ def cricket_fixtures_refile(
     hears (done, total) per fixture looked at."""
     sport = cricket_sport()
     nodes = {node.code: node for node in Competition.objects.filter(sport=sport)}
-    codes = {node.pk: node.code for node in nodes.values()}
+    # Keyed by a fixture's node id, which may be None (a fixture on no node).
+    codes: dict[uuid.UUID | None, str] = {node.pk: node.code for node in nodes.values()}
     fixtures = list(
         Fixture.objects.filter(sport=sport, merged_into__isnull=True, meta__has_key="dates")
         .order_by("scheduled_start", "code")
