@@ -5,6 +5,7 @@ says where its matches will go before anything is written."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -35,12 +36,28 @@ def match_season(info: dict) -> str:
     return str(info.get("season") or info["dates"][0][:4])
 
 
+CODE_LENGTH = 64  # Competition.code's width
+_HASH_LENGTH = 8
+
+
+def node_code(full: str, legacy: str) -> str:
+    """A node's code from its ``full`` path code (every step's slug, joined, untruncated)
+    and the code the import gave it before codes could be hashed (``legacy``: each parent
+    cut to 50 characters, the whole to 64). A path that fits keeps its code, so existing
+    nodes keep theirs; a longer one is a readable prefix plus a short stable hash of the
+    full path, so paths sharing their first characters no longer share a node."""
+    if legacy == full:
+        return full
+    digest = hashlib.sha256(full.encode()).hexdigest()[:_HASH_LENGTH]
+    return f"{full[: CODE_LENGTH - _HASH_LENGTH - 1].rstrip('-')}-{digest}"
+
+
 def competition_path(info: dict) -> list[PathStep]:
     """The competition nodes a match sits under, root first, as the import names them:
     event > season > stage > group; a match with no event sits under a node per match
     type, gender and team type. Pure: it reads the file's ``info`` only, so a batch can say
     where its matches will go before anything is written. Codes identify the nodes
-    (unique among cricket's competitions)."""
+    (unique among cricket's competitions; see ``node_code``)."""
     gender = info["gender"]
     women = gender == "female"
     event = info.get("event") or {}
@@ -49,24 +66,28 @@ def competition_path(info: dict) -> list[PathStep]:
         name = event["name"]
         if women and "women" not in name.lower():
             name = f"{name} (women)"
-        path = [PathStep(slugify(name)[:64], name, "event")]
+        root = PathStep(slugify(name), name, "event")
     else:
         label = (
             f"{info['match_type']} matches ({'women' if women else 'men'}, "
             f"{info.get('team_type', 'international')})"
         )
-        path = [PathStep(slugify(label)[:64], label, "format")]
-    path.append(PathStep(f"{path[-1].code[:50]}-{slugify(season)}"[:64], season, "season"))
+        root = PathStep(slugify(label), label, "format")
+    steps = [root, PathStep(slugify(season), season, "season")]
     for key in ("stage", "group"):
         if event.get(key) not in (None, ""):
             value = str(event[key])
-            path.append(
-                PathStep(
-                    f"{path[-1].code[:50]}-{key[0]}-{slugify(value)}"[:64],
-                    value if key == "stage" else f"Group {value}",
-                    key,
-                )
-            )
+            label = value if key == "stage" else f"Group {value}"
+            steps.append(PathStep(f"{key[0]}-{slugify(value)}", label, key))
+    path: list[PathStep] = []
+    full = legacy = ""
+    for step in steps:
+        if not path:
+            full, legacy = step.code, step.code[:CODE_LENGTH]
+        else:
+            full = f"{full}-{step.code}"
+            legacy = f"{legacy[:50]}-{step.code}"[:CODE_LENGTH]
+        path.append(PathStep(node_code(full, legacy), step.name, step.type))
     return path
 
 

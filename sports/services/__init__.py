@@ -4,6 +4,7 @@ from sports.services.definitions import shipped_definitions, sport_definition_en
 from sports.services.fixtures import (
     CompetitorSpec,
     fixture_amend,
+    fixture_competition_move,
     fixture_create,
     fixture_merge,
     fixture_pin,
@@ -80,6 +81,7 @@ __all__ = [
     "fixture_award",
     "fixture_command",
     "fixture_command_correct",
+    "fixture_competition_move",
     "fixture_create",
     "fixture_enter_by_hand",
     "fixture_import",

@@ -20,6 +20,7 @@ from sports.models import (
     Participant,
     Sport,
     SportDefinitionVersion,
+    StatLine,
     Submission,
     Venue,
 )
@@ -491,3 +492,37 @@ def fixture_merge(
             fixture=subject, event_type="fixture.merge", actor=actor, unit="record", payload=payload
         )
     return survivor
+
+
+@transaction.atomic
+def fixture_competition_move(
+    *, fixture: Fixture, competition: Competition, actor: Actor, reason: str
+) -> Fixture:
+    """File ``fixture`` under another node of its sport (a fixture an import filed in the
+    wrong place). Its result lines follow it, the cached tables over both nodes are
+    dropped, and the move is audited and logged on the fixture. Holds the fixture's row
+    lock; moving a fixture to the node it is on changes nothing."""
+    if not reason:
+        raise ValidationError({"reason": "A move needs a reason."})
+    fixture = Fixture.objects.select_for_update().get(pk=fixture.pk)
+    if fixture.competition_id == competition.pk:
+        return fixture
+    if competition.sport_id is not None and competition.sport_id != fixture.sport_id:
+        raise ValidationError({"competition": f"{competition} is another sport's node."})
+    old = fixture.competition
+    stat_tables_over([old, competition]).delete()
+    fixture.competition = competition
+    fixture.version += 1
+    fixture.save(update_fields=["competition", "version", "updated_at"])
+    # The lines carry their fixture's node (the tables fold them by it).
+    StatLine.objects.filter(fixture=fixture).update(competition=competition)
+    payload = {
+        "from": str(old.pk) if old is not None else None,
+        "to": str(competition.pk),
+        "reason": reason,
+    }
+    audit_person(actor, action="fixture.move", entity=fixture, key=fixture.pk, detail=payload)
+    timeline_append(
+        fixture=fixture, event_type="fixture.move", actor=actor, unit="record", payload=payload
+    )
+    return fixture
