@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Literal
 
 Kind = Literal["month", "year", "hash"]
@@ -56,6 +56,7 @@ SCHEMES: tuple[Scheme, ...] = (
     Scheme("catalogue_priceobservation", "observed_at", "month", timestamp=True),
     Scheme("sports_statline", "occurred_on", "year"),
     Scheme("sports_timelineitem", "stream_id", "hash", modulus=8),
+    Scheme("cricket_delivery", "occurred_on", "year"),
 )
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
@@ -201,10 +202,15 @@ def function_statements(app: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Reference:
-    """A foreign key into a partitioned table's ``id``, kept by triggers."""
+    """A foreign key into a partitioned table's ``id``, kept by triggers.
+
+    ``kept=False``: no trigger on the partitioned table refuses the delete of a referenced
+    row, for a table whose own triggers already refuse every delete and every change of
+    ``id`` (deliveries); a refusal then reads as that table's, not as a reference's."""
 
     table: str
     column: str
+    kept: bool = True
 
 
 def _name(text: str) -> str:
@@ -237,6 +243,11 @@ $f$;
 CREATE CONSTRAINT TRIGGER {trigger} AFTER INSERT OR UPDATE OF {ref.column}
     ON public.{ref.table} DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION public.{trigger}();
+""" + (_guard_sql(table, ref, guard) if ref.kept else "")
+
+
+def _guard_sql(table: str, ref: Reference, guard: str) -> str:
+    return f"""
 CREATE FUNCTION public.{guard}() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
     IF (TG_OP = 'DELETE' OR NEW.id IS DISTINCT FROM OLD.id)
@@ -258,9 +269,13 @@ def _unreference_sql(table: str, ref: Reference) -> str:
     return f"""
 DROP TRIGGER {trigger} ON public.{ref.table};
 DROP FUNCTION public.{trigger}();
-DROP TRIGGER {guard} ON public.{table};
+""" + (
+        f"""DROP TRIGGER {guard} ON public.{table};
 DROP FUNCTION public.{guard}();
 """
+        if ref.kept
+        else ""
+    )
 
 
 # What a table's rebuild keeps, read from the catalogue before the old table goes: unique,
@@ -438,9 +453,47 @@ def unpartition_sql(table: str, *, references: tuple[Reference, ...] = ()) -> st
     )
 
 
+def _earliest(cursor, scheme: Scheme) -> date | None:
+    """The first day of ``scheme``'s earliest range partition (read from the names)."""
+    cursor.execute(
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+        " WHERE i.inhparent = %s::regclass",
+        [f"public.{scheme.table}"],
+    )
+    starts = []
+    for (name,) in cursor.fetchall():
+        found = re.fullmatch(rf"{scheme.table}_p(\d{{4}})(?:_(\d{{2}}))?", name)
+        if found:
+            starts.append(date(int(found[1]), int(found[2] or 1), 1))
+    return min(starts, default=None)
+
+
+def _before(cursor, scheme: Scheme, first: date) -> list[tuple[date, date]]:
+    """The ranges from the oldest row the default partition caught below ``first`` (an
+    import of older fixtures than any partition) up to ``first``: a read of the default
+    partition only, since every partition starts at or after ``first``."""
+    _check(scheme.table, scheme.key)
+    cursor.execute(
+        f"SELECT min({scheme.key}) FROM public.{scheme.table} WHERE {scheme.key} < %s",
+        [bound(first, timestamp=scheme.timestamp)],
+    )
+    oldest = cursor.fetchone()[0]
+    if oldest is None:
+        return []
+    if isinstance(oldest, datetime):
+        oldest = oldest.astimezone(UTC).date()
+    start = date(oldest.year, 1 if scheme.kind == "year" else oldest.month, 1)
+    out = []
+    while start < first:
+        out.append((start, _next(start, scheme.kind)))
+        start = _next(start, scheme.kind)
+    return out
+
+
 def ensure(*, now: datetime, months_ahead: int) -> list[tuple[str, bool]]:
     """Create the partitions every range-partitioned table lacks, from ``now``'s month (or
-    year) to ``months_ahead`` beyond. Returns (partition, created) for each one wanted."""
+    year) to ``months_ahead`` beyond, and the earlier ones for rows the default partition
+    caught below the earliest partition. Returns (partition, created) for each one wanted."""
     from django.db import connection
 
     done: list[tuple[str, bool]] = []
@@ -448,7 +501,11 @@ def ensure(*, now: datetime, months_ahead: int) -> list[tuple[str, bool]]:
         for scheme in SCHEMES:
             if scheme.kind == "hash":
                 continue
-            for start, stop in ranges(scheme.kind, now=now, months_ahead=months_ahead):
+            wanted = ranges(scheme.kind, now=now, months_ahead=months_ahead)
+            first = _earliest(cursor, scheme)
+            if first is not None:
+                wanted = _before(cursor, scheme, first) + wanted
+            for start, stop in wanted:
                 suffix = f"{start:%Y}" if scheme.kind == "year" else f"{start:%Y_%m}"
                 cursor.execute(
                     "SELECT omnium_partition_create(%s, %s, %s, %s)",
