@@ -523,7 +523,7 @@ class Delivery(models.Model):
                     RAISE EXCEPTION USING
                       ERRCODE = 'integrity_constraint_violation',
                       MESSAGE = format('revision %s of delivery %s must keep its innings, '
-                                       'day, over, source event, original submission and '
+                                       'over, day, source event, original submission and '
                                        'event ordinal', NEW.revision, prev.id);
                   END IF;
                   RETURN NULL;
