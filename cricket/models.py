@@ -25,6 +25,7 @@ from django.db.models import Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
+from cricket.delivery_checks import REFERENCES_CHECK
 from omnium.models import TimestampedModel, UUIDModel
 from omnium.triggers import append_only, never_truncated
 from sports.models import Fixture, Participant, Submission
@@ -196,61 +197,6 @@ def _extra_nonnegative(column: str) -> models.CheckConstraint:
     )
 
 
-# Referential integrity of cricket_delivery, checked once per statement over the rows it
-# wrote (a transition table) instead of by seven foreign-key triggers per row. A corpus
-# import writes millions of deliveries by COPY; the per-row checks (one lookup and one
-# KEY SHARE row lock per reference per row) cost more than the COPY itself. Here one COPY
-# of a match costs a few index probes per *distinct* referenced row. The referenced side
-# is guarded too: innings are never deleted (trigger), submissions and participants that a
-# delivery names cannot be deleted (``delivery_referenced_delete_guard``, migration 0004).
-_REFERENCES_CHECK = """
-    SELECT 'innings ' || n.innings_id INTO missing FROM new_rows n
-     WHERE NOT EXISTS (SELECT 1 FROM cricket_innings i WHERE i.id = n.innings_id) LIMIT 1;
-    IF missing IS NULL THEN
-        SELECT 'participant ' || p.id INTO missing FROM (
-            SELECT batter_id AS id FROM new_rows
-            UNION SELECT bowler_id FROM new_rows
-            UNION SELECT non_striker_id FROM new_rows
-        ) p WHERE NOT EXISTS (SELECT 1 FROM sports_participant s WHERE s.id = p.id) LIMIT 1;
-    END IF;
-    IF missing IS NULL THEN
-        SELECT 'submission ' || n.submission_id INTO missing FROM new_rows n
-         WHERE NOT EXISTS (SELECT 1 FROM sports_submission s WHERE s.id = n.submission_id)
-         LIMIT 1;
-    END IF;
-    IF missing IS NULL THEN
-        SELECT 'delivery ' || r.id INTO missing FROM (
-            SELECT supersedes_id AS id FROM new_rows WHERE supersedes_id IS NOT NULL
-            UNION SELECT superseded_by_id FROM new_rows WHERE superseded_by_id IS NOT NULL
-        ) r WHERE NOT EXISTS (SELECT 1 FROM cricket_delivery d WHERE d.id = r.id) LIMIT 1;
-    END IF;
-    IF missing IS NOT NULL THEN
-        RAISE EXCEPTION 'cricket_delivery references % which does not exist', missing
-            USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    -- The table is partitioned by year of ``occurred_on`` (migration 0014) and a unique
-    -- index holds within one partition only; these two make the per-partition rules
-    -- global. The live balls of an innings stand on one day, so the live natural key and
-    -- sequence rules hold across partitions; a new ball's source event is in no other
-    -- partition (a revision's is its predecessor's: ``delivery_revision_lineage``).
-    SELECT 'innings ' || n.innings_id INTO missing
-      FROM (SELECT DISTINCT innings_id, occurred_on FROM new_rows WHERE is_current) n
-     WHERE EXISTS (SELECT 1 FROM cricket_delivery d WHERE d.innings_id = n.innings_id
-                      AND d.is_current AND d.occurred_on <> n.occurred_on) LIMIT 1;
-    IF missing IS NULL THEN
-        SELECT 'source event ' || n.source_event_id INTO missing FROM new_rows n
-         WHERE n.revision = 1 AND EXISTS (
-               SELECT 1 FROM cricket_delivery d WHERE d.source_event_id = n.source_event_id
-                  AND d.occurred_on <> n.occurred_on) LIMIT 1;
-    END IF;
-    IF missing IS NOT NULL THEN
-        RAISE EXCEPTION 'cricket_delivery: % already has deliveries on another day', missing
-            USING ERRCODE = 'unique_violation';
-    END IF;
-    RETURN NULL;
-"""
-
-
 def delivery_day(fixture: Fixture) -> date:
     """``Delivery.occurred_on`` (the partition key) for the first balls of a fixture's
     innings: the day it started, UTC (today when it has no start). Later balls of an
@@ -278,7 +224,7 @@ class Delivery(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     # The references of this table are checked per statement, not per row (see
-    # ``_REFERENCES_CHECK`` and Meta.triggers): db_constraint=False on each of them.
+    # ``REFERENCES_CHECK`` and Meta.triggers): db_constraint=False on each of them.
     innings = models.ForeignKey(
         Innings,
         on_delete=models.PROTECT,
@@ -351,7 +297,7 @@ class Delivery(models.Model):
     # The partition key (the table is partitioned by its year, migration 0014): the day
     # the fixture started (``scheduled_start``, UTC) when the innings' first ball was
     # written. Every live ball of an innings and every revision of a ball keep that day
-    # (checked by ``_REFERENCES_CHECK`` and ``delivery_revision_lineage``).
+    # (checked by ``REFERENCES_CHECK`` and ``delivery_revision_lineage``).
     occurred_on = models.DateField()
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -360,7 +306,7 @@ class Delivery(models.Model):
     class Meta:
         verbose_name_plural = "deliveries"
         # Every unique rule holds ``occurred_on``, the partition key (PostgreSQL's rule for
-        # a partitioned table); ``_REFERENCES_CHECK`` makes them hold across partitions.
+        # a partitioned table); ``REFERENCES_CHECK`` makes them hold across partitions.
         constraints = [
             models.UniqueConstraint(
                 fields=["innings", "over_number", "position", "occurred_on"],
@@ -537,7 +483,7 @@ class Delivery(models.Model):
                 operation=pgtrigger.Insert,
                 referencing=pgtrigger.Referencing(new="new_rows"),
                 declare=[("missing", "text")],
-                func=_REFERENCES_CHECK,
+                func=REFERENCES_CHECK,
             ),
             pgtrigger.Trigger(
                 name="delivery_references_update",
@@ -546,7 +492,7 @@ class Delivery(models.Model):
                 operation=pgtrigger.Update,
                 referencing=pgtrigger.Referencing(new="new_rows"),
                 declare=[("missing", "text")],
-                func=_REFERENCES_CHECK,
+                func=REFERENCES_CHECK,
             ),
         ]
 

@@ -368,11 +368,15 @@ def partition_sql(
     modulus: int = 0,
     months_ahead: int = 3,
     references: tuple[Reference, ...] = (),
+    id_trigger: bool = True,
 ) -> str:
     """A migration's SQL making ``table`` partitioned by ``key``, rows and rules kept.
 
     Range kinds get one partition per month (or year) from the oldest row's to
     ``months_ahead`` past today (or the newest row), and a default partition for the rest.
+    ``id_trigger=False``: no row trigger keeps ``id`` unique, for a table that checks it
+    itself (deliveries do, once per statement: a row trigger costs a COPY several times
+    over, ``docs/scaling.md``).
     """
     _check(table, key, *(name for ref in references for name in (ref.table, ref.column)))
     if kind == "hash":
@@ -413,7 +417,7 @@ def partition_sql(
     EXECUTE '{_like(table)} PARTITION BY {method} ({key})';
     EXECUTE 'ALTER TABLE public.{table}__rebuilt ADD CONSTRAINT {table}__rebuilt_pkey
              PRIMARY KEY (id, {key})';"""
-    guards = f"""
+    unique = f"""
 CREATE FUNCTION public.partitioned_{table}_id_unique() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
     IF (TG_OP = 'INSERT' OR NEW.id IS DISTINCT FROM OLD.id)
@@ -426,6 +430,8 @@ END;
 $f$;
 CREATE TRIGGER partitioned_{table}_id_unique BEFORE INSERT OR UPDATE OF id
     ON public.{table} FOR EACH ROW EXECUTE FUNCTION public.partitioned_{table}_id_unique();
+"""
+    guards = (unique if id_trigger else "") + f"""
 SELECT public.omnium_partition_guard('{table}', c.relname)
 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 WHERE i.inhparent = 'public.{table}'::regclass;
@@ -439,7 +445,9 @@ WHERE i.inhparent = 'public.{table}'::regclass;
     )
 
 
-def unpartition_sql(table: str, *, references: tuple[Reference, ...] = ()) -> str:
+def unpartition_sql(
+    table: str, *, references: tuple[Reference, ...] = (), id_trigger: bool = True
+) -> str:
     """The reverse of :func:`partition_sql`: one plain table again, rows kept."""
     _check(table, *(name for ref in references for name in (ref.table, ref.column)))
     create = f"""
@@ -449,7 +457,7 @@ def unpartition_sql(table: str, *, references: tuple[Reference, ...] = ()) -> st
     return (
         "".join(_unreference_sql(table, ref) for ref in references)
         + _rebuild(table, create=create, body="")
-        + f"DROP FUNCTION public.partitioned_{table}_id_unique();\n"
+        + (f"DROP FUNCTION public.partitioned_{table}_id_unique();\n" if id_trigger else "")
     )
 
 
