@@ -289,7 +289,7 @@ def snapshot() -> dict[str, tuple]:
 def delivery_partitions(years_from: int | None) -> int:
     """Make the deliveries' year partitions from ``years_from`` (if given) to this year;
     returns how many partitions the table has."""
-    from django.db import connection
+    from django.db import connection  # after setup_django: Django is configured by then
 
     with connection.cursor() as cursor:
         for year in range(years_from or datetime.now(UTC).year, datetime.now(UTC).year + 1):

@@ -6,7 +6,9 @@ partitioned table's indexes hold per partition only, made global."""
 # wrote (a transition table) instead of by seven foreign-key triggers per row. A corpus
 # import writes millions of deliveries by COPY; the per-row checks (one lookup and one
 # KEY SHARE row lock per reference per row) cost more than the COPY itself. Here one COPY
-# of a match costs a few index probes per *distinct* referenced row. The referenced side
+# of a match costs a few index probes per *distinct* referenced row, and, for the rules
+# made global across partitions, one probe per partition per new row in one semi-join
+# (``docs/scaling.md``, "The import's cost"). The referenced side
 # is guarded too: innings are never deleted (trigger), submissions and participants that a
 # delivery names cannot be deleted (``delivery_referenced_delete_guard``, migration 0004).
 REFERENCES_CHECK = """

@@ -7,11 +7,14 @@ checks, unique rules, indexes, grants and triggers. What PostgreSQL cannot keep 
 partitioned table moves to a trigger:
 
 - a primary key must contain the partition key, so ``id`` alone is unique by the trigger
-  ``partitioned_<table>_id_unique`` (the key is ``(id, partition key)``);
+  ``partitioned_<table>_id_unique`` (the key is ``(id, partition key)``), or, with
+  ``id_trigger=False``, by the table's own statement check (deliveries: a row trigger costs
+  their ``COPY`` import several times over);
 - a foreign key may reference only a unique rule that contains the partition key, so a
   reference to ``id`` is checked by a deferred constraint trigger on the referencing table
   (``partitioned_ref_<table>_<column>``, SQLSTATE 23503 like the foreign key it replaces)
-  and, on the referenced table, by a trigger refusing the delete of a referenced row;
+  and, on the referenced table, by a trigger refusing the delete of a referenced row
+  (none with ``kept=False``: for a table whose own triggers refuse every delete);
 - a statement-level trigger (``TRUNCATE``) is not inherited by partitions, so each partition
   gets its own copy (named ``partitioned_...``: ``pgtrigger`` manages only its ``pgtrigger_``
   triggers, and would prune a copy it does not know).
@@ -431,11 +434,14 @@ $f$;
 CREATE TRIGGER partitioned_{table}_id_unique BEFORE INSERT OR UPDATE OF id
     ON public.{table} FOR EACH ROW EXECUTE FUNCTION public.partitioned_{table}_id_unique();
 """
-    guards = (unique if id_trigger else "") + f"""
+    guards = (
+        (unique if id_trigger else "")
+        + f"""
 SELECT public.omnium_partition_guard('{table}', c.relname)
 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 WHERE i.inhparent = 'public.{table}'::regclass;
 """
+    )
     return (
         GUARD_FUNCTION
         + ";\n"
