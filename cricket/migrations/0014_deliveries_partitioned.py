@@ -165,6 +165,20 @@ class Migration(migrations.Migration):
             model_name='delivery',
             trigger=pgtrigger.compiler.Trigger(name='delivery_references_update', sql=pgtrigger.compiler.UpsertTriggerSql(declare='DECLARE missing text;', func='\n    SELECT \'innings \' || n.innings_id INTO missing FROM new_rows n\n     WHERE NOT EXISTS (SELECT 1 FROM cricket_innings i WHERE i.id = n.innings_id) LIMIT 1;\n    IF missing IS NULL THEN\n        SELECT \'participant \' || p.id INTO missing FROM (\n            SELECT batter_id AS id FROM new_rows\n            UNION SELECT bowler_id FROM new_rows\n            UNION SELECT non_striker_id FROM new_rows\n        ) p WHERE NOT EXISTS (SELECT 1 FROM sports_participant s WHERE s.id = p.id) LIMIT 1;\n    END IF;\n    IF missing IS NULL THEN\n        SELECT \'submission \' || n.submission_id INTO missing FROM new_rows n\n         WHERE NOT EXISTS (SELECT 1 FROM sports_submission s WHERE s.id = n.submission_id)\n         LIMIT 1;\n    END IF;\n    IF missing IS NULL THEN\n        SELECT \'delivery \' || r.id INTO missing FROM (\n            SELECT supersedes_id AS id FROM new_rows WHERE supersedes_id IS NOT NULL\n            UNION SELECT superseded_by_id FROM new_rows WHERE superseded_by_id IS NOT NULL\n        ) r WHERE NOT EXISTS (SELECT 1 FROM cricket_delivery d WHERE d.id = r.id) LIMIT 1;\n    END IF;\n    IF missing IS NOT NULL THEN\n        RAISE EXCEPTION \'cricket_delivery references % which does not exist\', missing\n            USING ERRCODE = \'foreign_key_violation\';\n    END IF;\n    -- The table is partitioned by year of ``occurred_on`` (migration 0014) and a unique\n    -- index holds within one partition only; these make the per-partition rules global.\n    -- An id is on one day (the primary key is (id, occurred_on)); the live balls of an\n    -- innings stand on one day, so the live natural key and sequence rules hold across\n    -- partitions; a new ball\'s source event is in no other partition (a revision\'s is\n    -- its predecessor\'s: ``delivery_revision_lineage``).\n    SELECT n.id::text INTO missing FROM new_rows n\n     WHERE EXISTS (SELECT 1 FROM cricket_delivery d\n                    WHERE d.id = n.id AND d.occurred_on <> n.occurred_on) LIMIT 1;\n    IF missing IS NOT NULL THEN\n        RAISE EXCEPTION \'duplicate key value violates the unique rule of \'\n            \'"cricket_delivery".id: %\', missing USING ERRCODE = \'unique_violation\';\n    END IF;\n    SELECT \'innings \' || n.innings_id INTO missing\n      FROM (SELECT DISTINCT innings_id, occurred_on FROM new_rows WHERE is_current) n\n     WHERE EXISTS (SELECT 1 FROM cricket_delivery d WHERE d.innings_id = n.innings_id\n                      AND d.is_current AND d.occurred_on <> n.occurred_on) LIMIT 1;\n    IF missing IS NULL THEN\n        SELECT \'source event \' || n.source_event_id INTO missing FROM new_rows n\n         WHERE n.revision = 1 AND EXISTS (\n               SELECT 1 FROM cricket_delivery d WHERE d.source_event_id = n.source_event_id\n                  AND d.occurred_on <> n.occurred_on) LIMIT 1;\n    END IF;\n    IF missing IS NOT NULL THEN\n        RAISE EXCEPTION \'cricket_delivery: % already has deliveries on another day\', missing\n            USING ERRCODE = \'unique_violation\';\n    END IF;\n    RETURN NULL;\n', hash='cadeab49d02f8d6dd2832734527cc0a805e5358b', level='STATEMENT', operation='UPDATE', pgid='pgtrigger_delivery_references_update_9e881', referencing='REFERENCING NEW TABLE AS new_rows ', table='cricket_delivery', when='AFTER')),
         ),
+        migrations.RunSQL(sql=DROP_BATCH_ITEM_KEY, reverse_sql=ADD_BATCH_ITEM_KEY),
+        migrations.RunSQL(
+            sql=partition_sql(
+                "cricket_delivery",
+                "occurred_on",
+                "year",
+                references=REFERENCES,
+                id_trigger=False,
+            ),
+            reverse_sql=unpartition_sql(
+                "cricket_delivery", references=REFERENCES, id_trigger=False
+            ),
+        ),
+        # The unique rules last, built once, on the partitioned table.
         migrations.AddConstraint(
             model_name='delivery',
             constraint=models.UniqueConstraint(condition=models.Q(('is_current', True)), fields=('innings', 'over_number', 'position', 'occurred_on'), name='delivery_natural_key_live'),
@@ -184,18 +198,5 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name='delivery',
             constraint=models.UniqueConstraint(condition=models.Q(('superseded_by__isnull', False)), fields=('superseded_by', 'occurred_on'), name='delivery_superseded_by_once'),
-        ),
-        migrations.RunSQL(sql=DROP_BATCH_ITEM_KEY, reverse_sql=ADD_BATCH_ITEM_KEY),
-        migrations.RunSQL(
-            sql=partition_sql(
-                "cricket_delivery",
-                "occurred_on",
-                "year",
-                references=REFERENCES,
-                id_trigger=False,
-            ),
-            reverse_sql=unpartition_sql(
-                "cricket_delivery", references=REFERENCES, id_trigger=False
-            ),
         ),
     ]
