@@ -14,7 +14,9 @@ Into an empty benchmark database of its own (dropped and recreated each run):
 4. import the same corpus again (every file unchanged) and check it wrote nothing.
 
 Prints deliveries per second, both times, the ratio import/floor and the re-import ratio,
-and ends with the ``bench-ingest:`` line. ``--limit N`` takes the first N files only.
+and ends with the ``bench-ingest:`` line. ``--limit N`` takes the first N files only;
+``--years-from YEAR`` makes the deliveries' year partitions from YEAR first (a new database
+has only this year's and the default: an import of older fixtures lands in the default).
 Data: Cricsheet (https://cricsheet.org), ODC-By 1.0.
 """
 
@@ -284,6 +286,23 @@ def snapshot() -> dict[str, tuple]:
     return state
 
 
+def delivery_partitions(years_from: int | None) -> int:
+    """Make the deliveries' year partitions from ``years_from`` (if given) to this year;
+    returns how many partitions the table has."""
+    from django.db import connection  # after setup_django: Django is configured by then
+
+    with connection.cursor() as cursor:
+        for year in range(years_from or datetime.now(UTC).year, datetime.now(UTC).year + 1):
+            cursor.execute(
+                "SELECT omnium_partition_create(%s, %s, %s, %s)",
+                ["cricket_delivery", str(year), f"{year}-01-01", f"{year + 1}-01-01"],
+            )
+        cursor.execute(
+            "SELECT count(*) FROM pg_inherits WHERE inhparent = 'cricket_delivery'::regclass"
+        )
+        return cursor.fetchone()[0]
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -291,11 +310,21 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--workers", type=int, default=2, help="Import processes (import_cricsheet --workers)."
     )
+    parser.add_argument(
+        "--years-from",
+        type=int,
+        default=None,
+        metavar="YEAR",
+        help="Make the deliveries' year partitions from YEAR to this year before the import "
+        "(an established database has them; a new one has this year's and the default).",
+    )
     args = parser.parse_args(argv)
     if not args.corpus.is_file():
         raise SystemExit(f"bench-ingest: corpus not found at {args.corpus}")
     drop_database(DATABASE)
     setup_django(DATABASE)
+    partitions = delivery_partitions(args.years_from)
+    print(f"deliveries: {partitions} partitions before the import (the default counted)")
 
     first = run_import(args.corpus, args.limit, "import", args.workers)
     if first.rejected:
@@ -344,6 +373,7 @@ def main(argv: list[str]) -> None:
             floor_one_s=f"{floor_one:.1f}",
             ratio=f"{ratio:.2f}",
             reimport_ratio=f"{reimport_ratio:.3f}",
+            partitions=partitions,
         )
     )
     if problems or changed or first.rejected:

@@ -394,6 +394,7 @@ def _write_revision(
         revision=old.revision + 1,
         supersedes_id=old.pk,
         source_event_id=old.source_event_id,
+        occurred_on=old.occurred_on,
         submission_id=old.submission_id,
         submission_event_ordinal=old.submission_event_ordinal,
         **({"is_current": False, "superseded_at": Now(), "removed": True} if removed else {}),

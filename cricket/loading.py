@@ -50,6 +50,7 @@ from cricket.models import (
     InningsAbsent,
     InningsMiscountedOver,
     InningsPowerplay,
+    delivery_day,
 )
 from cricket.plugin import cricket_log_check
 from cricket.services import (
@@ -108,6 +109,7 @@ DELIVERY_COLUMNS = (
     "source_event_id",
     "submission_id",
     "submission_event_ordinal",
+    "occurred_on",
     "created_at",
 )
 
@@ -528,9 +530,13 @@ class MatchLoader:
         batch.extend(powerplays)
         batch.extend(absent)
         batch.extend(miscounted)
-        return self._write_deliveries(rows, innings_list, teams, people, submission, batch)
+        return self._write_deliveries(
+            rows, innings_list, teams, people, submission, batch, delivery_day(fixture)
+        )
 
-    def _write_deliveries(self, rows, innings_list, teams, people, submission, batch) -> list[str]:
+    def _write_deliveries(
+        self, rows, innings_list, teams, people, submission, batch, day: date
+    ) -> list[str]:
         total = sum(
             len(over["deliveries"]) for inning in innings_list for over in inning.get("overs", [])
         )
@@ -543,7 +549,8 @@ class MatchLoader:
         # The only free text (the 1.2.0 printed label) is escaped for COPY.
         now = timezone.now().isoformat()
         pk = {name: str(p.pk) for name, p in people.items()}
-        tail = f"\t1\tt\t{{}}\t{submission.pk}\t{{}}\t{now}\n"
+        # ``occurred_on``: the fixture's first day (its ``scheduled_start``), the partition key.
+        tail = f"\t1\tt\t{{}}\t{submission.pk}\t{{}}\t{day.isoformat()}\t{now}\n"
         lines = []
         wickets: list[tuple[DeliveryWicket, list[dict]]] = []
         reviews, replacements = [], []

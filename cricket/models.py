@@ -14,6 +14,7 @@ Identity follows the source properties, not the printed scorecard:
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, date
 from typing import Self
 
 import pgtrigger
@@ -22,7 +23,9 @@ from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Now
+from django.utils import timezone
 
+from cricket.delivery_checks import REFERENCES_CHECK
 from omnium.models import TimestampedModel, UUIDModel
 from omnium.triggers import append_only, never_truncated
 from sports.models import Fixture, Participant, Submission
@@ -194,40 +197,12 @@ def _extra_nonnegative(column: str) -> models.CheckConstraint:
     )
 
 
-# Referential integrity of cricket_delivery, checked once per statement over the rows it
-# wrote (a transition table) instead of by seven foreign-key triggers per row. A corpus
-# import writes millions of deliveries by COPY; the per-row checks (one lookup and one
-# KEY SHARE row lock per reference per row) cost more than the COPY itself. Here one COPY
-# of a match costs a few index probes per *distinct* referenced row. The referenced side
-# is guarded too: innings are never deleted (trigger), submissions and participants that a
-# delivery names cannot be deleted (``delivery_referenced_delete_guard``, migration 0004).
-_REFERENCES_CHECK = """
-    SELECT 'innings ' || n.innings_id INTO missing FROM new_rows n
-     WHERE NOT EXISTS (SELECT 1 FROM cricket_innings i WHERE i.id = n.innings_id) LIMIT 1;
-    IF missing IS NULL THEN
-        SELECT 'participant ' || p.id INTO missing FROM (
-            SELECT batter_id AS id FROM new_rows
-            UNION SELECT bowler_id FROM new_rows
-            UNION SELECT non_striker_id FROM new_rows
-        ) p WHERE NOT EXISTS (SELECT 1 FROM sports_participant s WHERE s.id = p.id) LIMIT 1;
-    END IF;
-    IF missing IS NULL THEN
-        SELECT 'submission ' || n.submission_id INTO missing FROM new_rows n
-         WHERE NOT EXISTS (SELECT 1 FROM sports_submission s WHERE s.id = n.submission_id)
-         LIMIT 1;
-    END IF;
-    IF missing IS NULL THEN
-        SELECT 'delivery ' || r.id INTO missing FROM (
-            SELECT supersedes_id AS id FROM new_rows WHERE supersedes_id IS NOT NULL
-            UNION SELECT superseded_by_id FROM new_rows WHERE superseded_by_id IS NOT NULL
-        ) r WHERE NOT EXISTS (SELECT 1 FROM cricket_delivery d WHERE d.id = r.id) LIMIT 1;
-    END IF;
-    IF missing IS NOT NULL THEN
-        RAISE EXCEPTION 'cricket_delivery references % which does not exist', missing
-            USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    RETURN NULL;
-"""
+def delivery_day(fixture: Fixture) -> date:
+    """``Delivery.occurred_on`` (the partition key) for the first balls of a fixture's
+    innings: the day it started, UTC (today when it has no start). Later balls of an
+    innings take the day of its live balls, a revision its predecessor's."""
+    start = fixture.scheduled_start
+    return (start or timezone.now()).astimezone(UTC).date()
 
 
 def _event_rows_append_only(table: str) -> list[pgtrigger.Trigger]:
@@ -249,7 +224,7 @@ class Delivery(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     # The references of this table are checked per statement, not per row (see
-    # ``_REFERENCES_CHECK`` and Meta.triggers): db_constraint=False on each of them.
+    # ``REFERENCES_CHECK`` and Meta.triggers): db_constraint=False on each of them.
     innings = models.ForeignKey(
         Innings,
         on_delete=models.PROTECT,
@@ -319,33 +294,41 @@ class Delivery(models.Model):
         Submission, on_delete=models.PROTECT, related_name="+", db_constraint=False
     )
     submission_event_ordinal = models.PositiveIntegerField()
+    # The partition key (the table is partitioned by its year, migration 0014): the day
+    # the fixture started (``scheduled_start``, UTC) when the innings' first ball was
+    # written. Every live ball of an innings and every revision of a ball keep that day
+    # (checked by ``REFERENCES_CHECK`` and ``delivery_revision_lineage``).
+    occurred_on = models.DateField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = DeliveryQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "deliveries"
+        # Every unique rule holds ``occurred_on``, the partition key (PostgreSQL's rule for
+        # a partitioned table); ``REFERENCES_CHECK`` makes them hold across partitions.
         constraints = [
             models.UniqueConstraint(
-                fields=["innings", "over_number", "position"],
+                fields=["innings", "over_number", "position", "occurred_on"],
                 condition=Q(is_current=True),
                 name="delivery_natural_key_live",
             ),
             models.UniqueConstraint(
-                fields=["innings", "sequence"],
+                fields=["innings", "sequence", "occurred_on"],
                 condition=Q(is_current=True),
                 name="delivery_sequence_live",
             ),
             models.UniqueConstraint(
-                fields=["source_event_id", "revision"], name="delivery_event_revision"
+                fields=["source_event_id", "revision", "occurred_on"],
+                name="delivery_event_revision",
             ),
             models.UniqueConstraint(
-                fields=["supersedes"],
+                fields=["supersedes", "occurred_on"],
                 condition=Q(supersedes__isnull=False),
                 name="delivery_supersedes_once",
             ),
             models.UniqueConstraint(
-                fields=["superseded_by"],
+                fields=["superseded_by", "occurred_on"],
                 condition=Q(superseded_by__isnull=False),
                 name="delivery_superseded_by_once",
             ),
@@ -481,12 +464,13 @@ class Delivery(models.Model):
                      OR NEW.submission_id <> prev.submission_id
                      OR NEW.submission_event_ordinal <> prev.submission_event_ordinal
                      OR NEW.innings_id <> prev.innings_id
+                     OR NEW.occurred_on <> prev.occurred_on
                      OR NEW.over_number <> prev.over_number THEN
                     RAISE EXCEPTION USING
                       ERRCODE = 'integrity_constraint_violation',
                       MESSAGE = format('revision %s of delivery %s must keep its innings, '
-                                       'over, source event, original submission and event '
-                                       'ordinal', NEW.revision, prev.id);
+                                       'over, day, source event, original submission and '
+                                       'event ordinal', NEW.revision, prev.id);
                   END IF;
                   RETURN NULL;
                 """,
@@ -499,7 +483,7 @@ class Delivery(models.Model):
                 operation=pgtrigger.Insert,
                 referencing=pgtrigger.Referencing(new="new_rows"),
                 declare=[("missing", "text")],
-                func=_REFERENCES_CHECK,
+                func=REFERENCES_CHECK,
             ),
             pgtrigger.Trigger(
                 name="delivery_references_update",
@@ -508,7 +492,7 @@ class Delivery(models.Model):
                 operation=pgtrigger.Update,
                 referencing=pgtrigger.Referencing(new="new_rows"),
                 declare=[("missing", "text")],
-                func=_REFERENCES_CHECK,
+                func=REFERENCES_CHECK,
             ),
         ]
 
@@ -533,7 +517,10 @@ class DeliveryWicket(models.Model):
     timed out)."""
 
     id = models.BigAutoField(primary_key=True)
-    delivery = models.ForeignKey(Delivery, on_delete=models.PROTECT, related_name="wickets")
+    # Checked by triggers, not a foreign key: deliveries are partitioned (migration 0014).
+    delivery = models.ForeignKey(
+        Delivery, on_delete=models.PROTECT, related_name="wickets", db_constraint=False
+    )
     ordinal = models.PositiveSmallIntegerField()
     player_out = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="+")
     kind = models.ForeignKey(DismissalKind, on_delete=models.PROTECT, related_name="+")
@@ -577,7 +564,10 @@ class DeliveryReview(models.Model):
     """A player review (DRS) taken on a delivery."""
 
     id = models.BigAutoField(primary_key=True)
-    delivery = models.OneToOneField(Delivery, on_delete=models.PROTECT, related_name="review")
+    # Checked by triggers, not a foreign key: deliveries are partitioned (migration 0014).
+    delivery = models.OneToOneField(
+        Delivery, on_delete=models.PROTECT, related_name="review", db_constraint=False
+    )
     by_team = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="+")
     batter = models.ForeignKey(
         Participant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -604,7 +594,10 @@ class DeliveryReplacement(models.Model):
     (concussion, impact player, supersub) or a role one (a bowler finishing an over)."""
 
     id = models.BigAutoField(primary_key=True)
-    delivery = models.ForeignKey(Delivery, on_delete=models.PROTECT, related_name="replacements")
+    # Checked by triggers, not a foreign key: deliveries are partitioned (migration 0014).
+    delivery = models.ForeignKey(
+        Delivery, on_delete=models.PROTECT, related_name="replacements", db_constraint=False
+    )
     kind = models.CharField(max_length=16, choices=ReplacementKind.choices)
     ordinal = models.PositiveSmallIntegerField()
     team = models.ForeignKey(
@@ -652,11 +645,12 @@ class DeliveryCorrectionHistory(models.Model):
     """
 
     id = models.BigAutoField(primary_key=True)
+    # Both checked by triggers, not foreign keys: deliveries are partitioned (migration 0014).
     previous_delivery = models.OneToOneField(
-        Delivery, on_delete=models.PROTECT, related_name="correction_made"
+        Delivery, on_delete=models.PROTECT, related_name="correction_made", db_constraint=False
     )
     resulting_delivery = models.OneToOneField(
-        Delivery, on_delete=models.PROTECT, related_name="correction_record"
+        Delivery, on_delete=models.PROTECT, related_name="correction_record", db_constraint=False
     )
     source_event_id = models.UUIDField(help_text="The ball's stable source event.")
     fixture = models.ForeignKey(Fixture, on_delete=models.PROTECT, related_name="+")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -48,6 +49,7 @@ from cricket.models import (
     DeliveryWicketFielder,
     DismissalKind,
     Innings,
+    delivery_day,
 )
 from omnium.models import uuid7
 from sports.models import Fixture, Submission
@@ -300,10 +302,14 @@ def innings_restructure(
         submission=submission,
         review=review,
     )
+    # An added ball stands on the day of the innings' other balls (the partition key).
+    stored = [*(p.row for p in plan.pairs), *plan.removed]
+    day = stored[0].occurred_on if stored else delivery_day(fixture)
     for added in plan.added:
         assert submission is not None  # checked above
         row = _insert_ball(
             innings=plan.innings,
+            day=day,
             added=added,
             label=labels[(added.over, added.position)],
             people=people,
@@ -359,6 +365,7 @@ def _move(
             revision=p.row.revision + 1,
             supersedes_id=p.row.pk,
             source_event_id=p.row.source_event_id,
+            occurred_on=p.row.occurred_on,
             submission_id=p.row.submission_id,
             submission_event_ordinal=p.row.submission_event_ordinal,
             **{**_kept(p.row), "ball_label": labels[(p.over, p.position)]},
@@ -460,6 +467,7 @@ def _log(
 def _insert_ball(
     *,
     innings: Innings,
+    day: date,
     added: AddedBall,
     label: str,
     people: Mapping[str, Any],
@@ -492,6 +500,7 @@ def _insert_ball(
         extra_legbyes=extras.get("legbyes"),
         extra_penalty=extras.get("penalty"),
         source_event_id=uuid7(),
+        occurred_on=day,
         submission=submission,
         submission_event_ordinal=added.ordinal,
     )

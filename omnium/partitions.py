@@ -7,11 +7,14 @@ checks, unique rules, indexes, grants and triggers. What PostgreSQL cannot keep 
 partitioned table moves to a trigger:
 
 - a primary key must contain the partition key, so ``id`` alone is unique by the trigger
-  ``partitioned_<table>_id_unique`` (the key is ``(id, partition key)``);
+  ``partitioned_<table>_id_unique`` (the key is ``(id, partition key)``), or, with
+  ``id_trigger=False``, by the table's own statement check (deliveries: a row trigger costs
+  their ``COPY`` import several times over);
 - a foreign key may reference only a unique rule that contains the partition key, so a
   reference to ``id`` is checked by a deferred constraint trigger on the referencing table
   (``partitioned_ref_<table>_<column>``, SQLSTATE 23503 like the foreign key it replaces)
-  and, on the referenced table, by a trigger refusing the delete of a referenced row;
+  and, on the referenced table, by a trigger refusing the delete of a referenced row
+  (none with ``kept=False``: for a table whose own triggers refuse every delete);
 - a statement-level trigger (``TRUNCATE``) is not inherited by partitions, so each partition
   gets its own copy (named ``partitioned_...``: ``pgtrigger`` manages only its ``pgtrigger_``
   triggers, and would prune a copy it does not know).
@@ -31,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Literal
 
 Kind = Literal["month", "year", "hash"]
@@ -56,6 +59,7 @@ SCHEMES: tuple[Scheme, ...] = (
     Scheme("catalogue_priceobservation", "observed_at", "month", timestamp=True),
     Scheme("sports_statline", "occurred_on", "year"),
     Scheme("sports_timelineitem", "stream_id", "hash", modulus=8),
+    Scheme("cricket_delivery", "occurred_on", "year"),
 )
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
@@ -201,10 +205,15 @@ def function_statements(app: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Reference:
-    """A foreign key into a partitioned table's ``id``, kept by triggers."""
+    """A foreign key into a partitioned table's ``id``, kept by triggers.
+
+    ``kept=False``: no trigger on the partitioned table refuses the delete of a referenced
+    row, for a table whose own triggers already refuse every delete and every change of
+    ``id`` (deliveries); a refusal then reads as that table's, not as a reference's."""
 
     table: str
     column: str
+    kept: bool = True
 
 
 def _name(text: str) -> str:
@@ -237,6 +246,11 @@ $f$;
 CREATE CONSTRAINT TRIGGER {trigger} AFTER INSERT OR UPDATE OF {ref.column}
     ON public.{ref.table} DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION public.{trigger}();
+""" + (_guard_sql(table, ref, guard) if ref.kept else "")
+
+
+def _guard_sql(table: str, ref: Reference, guard: str) -> str:
+    return f"""
 CREATE FUNCTION public.{guard}() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
     IF (TG_OP = 'DELETE' OR NEW.id IS DISTINCT FROM OLD.id)
@@ -258,9 +272,13 @@ def _unreference_sql(table: str, ref: Reference) -> str:
     return f"""
 DROP TRIGGER {trigger} ON public.{ref.table};
 DROP FUNCTION public.{trigger}();
-DROP TRIGGER {guard} ON public.{table};
+""" + (
+        f"""DROP TRIGGER {guard} ON public.{table};
 DROP FUNCTION public.{guard}();
 """
+        if ref.kept
+        else ""
+    )
 
 
 # What a table's rebuild keeps, read from the catalogue before the old table goes: unique,
@@ -353,11 +371,15 @@ def partition_sql(
     modulus: int = 0,
     months_ahead: int = 3,
     references: tuple[Reference, ...] = (),
+    id_trigger: bool = True,
 ) -> str:
     """A migration's SQL making ``table`` partitioned by ``key``, rows and rules kept.
 
     Range kinds get one partition per month (or year) from the oldest row's to
     ``months_ahead`` past today (or the newest row), and a default partition for the rest.
+    ``id_trigger=False``: no row trigger keeps ``id`` unique, for a table that checks it
+    itself (deliveries do, once per statement: a row trigger costs a COPY several times
+    over, ``docs/scaling.md``).
     """
     _check(table, key, *(name for ref in references for name in (ref.table, ref.column)))
     if kind == "hash":
@@ -398,7 +420,7 @@ def partition_sql(
     EXECUTE '{_like(table)} PARTITION BY {method} ({key})';
     EXECUTE 'ALTER TABLE public.{table}__rebuilt ADD CONSTRAINT {table}__rebuilt_pkey
              PRIMARY KEY (id, {key})';"""
-    guards = f"""
+    unique = f"""
 CREATE FUNCTION public.partitioned_{table}_id_unique() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
     IF (TG_OP = 'INSERT' OR NEW.id IS DISTINCT FROM OLD.id)
@@ -411,10 +433,15 @@ END;
 $f$;
 CREATE TRIGGER partitioned_{table}_id_unique BEFORE INSERT OR UPDATE OF id
     ON public.{table} FOR EACH ROW EXECUTE FUNCTION public.partitioned_{table}_id_unique();
+"""
+    guards = (
+        (unique if id_trigger else "")
+        + f"""
 SELECT public.omnium_partition_guard('{table}', c.relname)
 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 WHERE i.inhparent = 'public.{table}'::regclass;
 """
+    )
     return (
         GUARD_FUNCTION
         + ";\n"
@@ -424,7 +451,9 @@ WHERE i.inhparent = 'public.{table}'::regclass;
     )
 
 
-def unpartition_sql(table: str, *, references: tuple[Reference, ...] = ()) -> str:
+def unpartition_sql(
+    table: str, *, references: tuple[Reference, ...] = (), id_trigger: bool = True
+) -> str:
     """The reverse of :func:`partition_sql`: one plain table again, rows kept."""
     _check(table, *(name for ref in references for name in (ref.table, ref.column)))
     create = f"""
@@ -434,13 +463,51 @@ def unpartition_sql(table: str, *, references: tuple[Reference, ...] = ()) -> st
     return (
         "".join(_unreference_sql(table, ref) for ref in references)
         + _rebuild(table, create=create, body="")
-        + f"DROP FUNCTION public.partitioned_{table}_id_unique();\n"
+        + (f"DROP FUNCTION public.partitioned_{table}_id_unique();\n" if id_trigger else "")
     )
+
+
+def _earliest(cursor, scheme: Scheme) -> date | None:
+    """The first day of ``scheme``'s earliest range partition (read from the names)."""
+    cursor.execute(
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+        " WHERE i.inhparent = %s::regclass",
+        [f"public.{scheme.table}"],
+    )
+    starts = []
+    for (name,) in cursor.fetchall():
+        found = re.fullmatch(rf"{scheme.table}_p(\d{{4}})(?:_(\d{{2}}))?", name)
+        if found:
+            starts.append(date(int(found[1]), int(found[2] or 1), 1))
+    return min(starts, default=None)
+
+
+def _before(cursor, scheme: Scheme, first: date) -> list[tuple[date, date]]:
+    """The ranges from the oldest row the default partition caught below ``first`` (an
+    import of older fixtures than any partition) up to ``first``: a read of the default
+    partition only, since every partition starts at or after ``first``."""
+    _check(scheme.table, scheme.key)
+    cursor.execute(
+        f"SELECT min({scheme.key}) FROM public.{scheme.table} WHERE {scheme.key} < %s",
+        [bound(first, timestamp=scheme.timestamp)],
+    )
+    oldest = cursor.fetchone()[0]
+    if oldest is None:
+        return []
+    if isinstance(oldest, datetime):
+        oldest = oldest.astimezone(UTC).date()
+    start = date(oldest.year, 1 if scheme.kind == "year" else oldest.month, 1)
+    out = []
+    while start < first:
+        out.append((start, _next(start, scheme.kind)))
+        start = _next(start, scheme.kind)
+    return out
 
 
 def ensure(*, now: datetime, months_ahead: int) -> list[tuple[str, bool]]:
     """Create the partitions every range-partitioned table lacks, from ``now``'s month (or
-    year) to ``months_ahead`` beyond. Returns (partition, created) for each one wanted."""
+    year) to ``months_ahead`` beyond, and the earlier ones for rows the default partition
+    caught below the earliest partition. Returns (partition, created) for each one wanted."""
     from django.db import connection
 
     done: list[tuple[str, bool]] = []
@@ -448,7 +515,11 @@ def ensure(*, now: datetime, months_ahead: int) -> list[tuple[str, bool]]:
         for scheme in SCHEMES:
             if scheme.kind == "hash":
                 continue
-            for start, stop in ranges(scheme.kind, now=now, months_ahead=months_ahead):
+            wanted = ranges(scheme.kind, now=now, months_ahead=months_ahead)
+            first = _earliest(cursor, scheme)
+            if first is not None:
+                wanted = _before(cursor, scheme, first) + wanted
+            for start, stop in wanted:
                 suffix = f"{start:%Y}" if scheme.kind == "year" else f"{start:%Y_%m}"
                 cursor.execute(
                     "SELECT omnium_partition_create(%s, %s, %s, %s)",

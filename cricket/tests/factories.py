@@ -4,7 +4,7 @@ import uuid
 import factory
 from django.utils import timezone
 
-from cricket.models import Delivery, DismissalKind, Innings
+from cricket.models import Delivery, DismissalKind, Innings, delivery_day
 from sports.models import Submission, SubmissionKind
 from sports.tests.factories import FixtureFactory, ParticipantFactory, SportFactory, TeamFactory
 
@@ -50,6 +50,7 @@ class DeliveryFactory(factory.django.DjangoModelFactory):
     runs_extras = 0
     runs_total = 0
     source_event_id = factory.LazyFunction(uuid.uuid4)
+    occurred_on = factory.LazyAttribute(lambda d: delivery_day(d.innings.fixture))
     submission = factory.SubFactory(SubmissionFactory)
     submission_event_ordinal = factory.Sequence(lambda n: n + 1)
 

@@ -1,6 +1,7 @@
 """The correction service: new revisions, inherited lineage, history, and what it refuses."""
 
 import json
+from datetime import date
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -488,6 +489,7 @@ def _insert_revision(old, **override):
         "source_event_id": old.source_event_id,
         "submission_id": old.submission_id,
         "submission_event_ordinal": old.submission_event_ordinal,
+        "occurred_on": old.occurred_on,
         **override,
     }
     columns = [
@@ -536,6 +538,8 @@ def _insert_revision(old, **override):
         ({"revision": 3}, "revisions increase by exactly one"),
         ({"over_number": 99}, "must keep its innings, over"),
         ({"submission_event_ordinal": 999}, "must keep its innings, over"),
+        # The day is the partition key: a ball's revisions stay in its partition.
+        ({"occurred_on": date(1999, 1, 1)}, "must keep its innings, over, day"),
         ({"supersedes_id": None}, "must name the revision it supersedes"),
     ],
 )

@@ -15,9 +15,11 @@ from django.utils import timezone
 
 from catalogue.models import PriceObservation, VerificationCheck, VerificationRun
 from catalogue.tests.factories import ListingFactory, PriceObservationFactory
+from cricket.models import Delivery, DeliveryReview
+from cricket.tests.factories import DeliveryFactory
 from omnium.celery import app
 from omnium.partitions import SCHEMES, ranges
-from sports.models import LedgerStream, StatLine, TimelineActor, TimelineItem
+from sports.models import Fixture, LedgerStream, StatLine, TimelineActor, TimelineItem
 from sports.models.enums import SubjectKind
 from sports.tests.factories import FixtureFactory, ParticipantFactory
 
@@ -277,3 +279,81 @@ def test_a_timeline_partition_still_refuses_a_content_edit():
     partition = _partition_of(ITEMS, item.pk)
     with pytest.raises(ProgrammingError, match="Cannot"), connection.cursor() as cursor:
         cursor.execute(f"UPDATE {partition} SET event_type = 'x' WHERE id = %s", [item.pk])  # noqa: S608
+
+
+BALLS = "cricket_delivery"
+
+
+def _ball(on: date | None = None, **extra) -> Delivery:
+    if on is not None:
+        extra["innings__fixture__scheduled_start"] = datetime(on.year, on.month, on.day, tzinfo=UTC)
+    return DeliveryFactory(**extra)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_the_deliveries_both_ways():
+    ball = _ball(date(2004, 5, 6))
+    review = DeliveryReview.objects.create(delivery=ball, by_team=ball.batter, decision="x")
+    try:
+        call_command("migrate", "cricket", "0012", verbosity=0)
+        assert _relkind(BALLS) == "r"
+        # The day is filled from the fixture when the rows move back in.
+        Fixture.objects.filter(pk=ball.innings.fixture_id).update(
+            scheduled_start=datetime(2001, 2, 3, 23, tzinfo=UTC)
+        )
+    finally:
+        call_command("migrate", "cricket", verbosity=0)
+    assert _relkind(BALLS) == "p"
+    assert Delivery.objects.get(pk=ball.pk).occurred_on == date(2001, 2, 3)
+    assert _partition_of(BALLS, ball.pk) == f"{BALLS}_p2001"
+    assert DeliveryReview.objects.get(pk=review.pk).delivery_id == ball.pk
+    assert _ball().pk > ball.pk
+
+
+@pytest.mark.django_db
+def test_partitions_ensure_makes_the_years_an_import_of_old_fixtures_needs():
+    ball = _ball(date(1995, 7, 1))
+    assert _partition_of(BALLS, ball.pk) == f"{BALLS}_default"
+    call_command("partitions_ensure", verbosity=0)
+    assert _partition_of(BALLS, ball.pk) == f"{BALLS}_p1995"
+    assert Delivery.objects.filter(pk=ball.pk).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_delivery_id_stays_unique_across_partitions():
+    ball = _ball(date(2010, 5, 5))
+    with pytest.raises(IntegrityError, match="unique rule"), transaction.atomic():
+        _ball(date(2026, 5, 5), id=ball.pk)
+
+
+@pytest.mark.django_db
+def test_a_live_ball_of_an_innings_on_another_day_is_refused():
+    ball = _ball(date(2010, 5, 5))
+    with pytest.raises(IntegrityError, match="another day"), transaction.atomic():
+        _ball(innings=ball.innings, occurred_on=date(2011, 5, 5))
+    duplicate = r"\(innings_id, over_number, \"?position\"?, occurred_on\).* already exists"
+    with pytest.raises(IntegrityError, match=duplicate), transaction.atomic():
+        _ball(innings=ball.innings, over_number=ball.over_number, position=ball.position)
+
+
+@pytest.mark.django_db
+def test_a_source_event_in_two_partitions_is_refused():
+    ball = _ball(date(2010, 5, 5))
+    with pytest.raises(IntegrityError, match="another day"), transaction.atomic():
+        _ball(date(2012, 5, 5), source_event_id=ball.source_event_id)
+
+
+@pytest.mark.django_db
+def test_a_review_of_a_missing_delivery_is_refused_at_commit():
+    ball = _ball()
+    with pytest.raises(IntegrityError, match="is not present"), transaction.atomic():
+        DeliveryReview.objects.create(delivery_id=10**12, by_team=ball.batter, decision="x")
+        connection.check_constraints()
+
+
+@pytest.mark.django_db
+def test_a_delivery_partition_still_refuses_a_content_edit():
+    ball = _ball()
+    partition = _partition_of(BALLS, ball.pk)
+    with pytest.raises(ProgrammingError, match="Cannot"), connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {partition} SET runs_batter = 6 WHERE id = %s", [ball.pk])  # noqa: S608

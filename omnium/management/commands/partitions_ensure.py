@@ -12,9 +12,9 @@ from omnium.partitions import ensure
 
 class Command(BaseCommand):
     help = (
-        "Create the month (price observations) and year (stat lines) partitions from this "
-        "month to --months-ahead months beyond, moving into each any rows the default "
-        "partition caught for it. Running it twice changes nothing."
+        "Create the month (price observations) and year (stat lines, deliveries) partitions "
+        "from this month to --months-ahead months beyond, moving into each any rows the "
+        "default partition caught for it. Running it twice changes nothing."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
