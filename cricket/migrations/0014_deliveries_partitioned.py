@@ -67,7 +67,7 @@ ALTER TABLE {BATCH_ITEMS} ADD CONSTRAINT ingest_batchitem_pub_delivery_id_9ad1ff
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cricket', '0012_delivery_revision_time_indexes'),
+        ('cricket', '0013_appearance_scope_index'),
         ('ingest', '0006_batch_corrections_publish_through_the_correction_path'),
     ]
 
