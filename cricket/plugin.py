@@ -15,6 +15,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from cricket.stats.models import CricketAppearance, ParticipantStatisticsVersion
+from cricket.stats.refresh import statistics_refresh
+from sports.models import Participant
 from sports.plugins.base import Fold, SportPlugin
 from sports.plugins.registry import get_plugin
 
@@ -96,6 +99,27 @@ class CricketPlugin(SportPlugin):
         # Reached first by every generic write (a command, a void, a correction of an item):
         # each would replay the log, which holds no scorecard to rebuild.
         raise ValidationError(NOT_BY_LOG)
+
+    def participants_merged(self, *, loser: Participant, survivor: Participant, actor) -> None:
+        """A merge moves the loser's lines to the survivor's career (the folds follow
+        ``merged_into``), so both careers are refreshed as any other write to statistic
+        inputs is: a recorded refresh in the merge's transaction (the survivor's data
+        version bumped, so its snapshot is stale at once and reads fold it live or say it
+        is stale), run on commit. Its run rebuilds the survivor's snapshot over both
+        players' lines and drops the loser's own rows. A pair with no cricket figures (two
+        football clubs in the Commons) queues nothing."""
+        pair = [loser.pk, survivor.pk]
+        if not (
+            ParticipantStatisticsVersion.objects.filter(participant_id__in=pair).exists()
+            or CricketAppearance.objects.filter(participant_id__in=pair).exists()
+        ):
+            return
+        statistics_refresh(
+            fixture_ids=[],
+            participant_ids=pair,
+            reason=f"participant merge: {loser.name} into {survivor.name}",
+            actor=actor,
+        )
 
 
 def cricket_log_check(event_type: str, payload: dict[str, Any]) -> None:

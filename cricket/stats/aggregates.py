@@ -575,34 +575,32 @@ def snapshots_invalidate_all() -> int:
 _VALID = """
 JOIN cricket_participantaggregatesnapshotstate st ON st.participant_id = s.participant_id
 JOIN cricket_participantstatisticsversion v ON v.participant_id = s.participant_id
-WHERE st.data_version = v.data_version AND st.definition_version = %s
+WHERE st.data_version = v.data_version AND st.definition_version = %(definition)s
 """
 
 
 def career_table(*, format_code: str = "", super_overs: str = "exclude") -> list[dict[str, Any]]:
     """The career row of every participant for one format ("" for all formats), read from
-    the valid snapshots; participants whose snapshot is stale or missing are folded live.
-    Keyed rows carry ``participant_id``."""
+    the valid snapshots; participants whose snapshot is stale or missing, or who had
+    someone merged into them since it was built, are folded live (over their lines and
+    those of everyone merged into them, as ``careers_ranked_from_snapshots`` does). A
+    merged participant has no row: its lines are its survivor's. Keyed rows carry
+    ``participant_id``."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"""SELECT s.participant_id, s.row FROM cricket_participantaggregatesnapshot s
-                {_VALID} AND s.level = 'career' AND s.format_code = %s AND s.super_overs = %s""",
-            [DEFINITION_VERSION, format_code, super_overs],
+            f"""WITH RECURSIVE {_SNAPSHOT_STALE}
+                SELECT r.participant_id, r.row FROM ({_SNAPSHOT_ROWS}) r
+                UNION ALL SELECT id, NULL FROM stale""",
+            [DEFINITION_VERSION, DEFINITION_VERSION, format_code, super_overs],
         )
-        table = {pid: {**_json(row), "participant_id": pid} for pid, row in cursor.fetchall()}
-        cursor.execute(
-            """SELECT v.participant_id FROM cricket_participantstatisticsversion v
-                 LEFT JOIN cricket_participantaggregatesnapshotstate st
-                   ON st.participant_id = v.participant_id
-                 JOIN sports_participant p ON p.id = v.participant_id
-                WHERE p.merged_into_id IS NULL AND (st.participant_id IS NULL
-                   OR st.data_version <> v.data_version OR st.definition_version <> %s)""",
-            [DEFINITION_VERSION],
-        )
-        stale = [row[0] for row in cursor.fetchall()]
+        table: dict[Any, dict[str, Any]] = {}
+        stale = []
+        for pid, row in cursor.fetchall():
+            if row is None:
+                stale.append(pid)
+            else:
+                table[pid] = {**_json(row), "participant_id": pid}
     if stale:
-        for pid in stale:
-            table.pop(pid, None)
         scope = Scope(format_code=format_code or None, super_overs=super_overs)
         for row in careers(scope, participant_ids=stale):
             table[row["participant_id"]] = row
@@ -610,13 +608,23 @@ def career_table(*, format_code: str = "", super_overs: str = "exclude") -> list
 
 
 def participant_snapshots(participant_id: Any) -> list[dict[str, Any]] | None:
-    """A participant's stored snapshot rows when valid, else None (fold live instead)."""
+    """A participant's stored snapshot rows when valid, else None (fold live instead). Not
+    valid either while someone merged into them still has rows of their own: the merge
+    came after the build, so the participant's rows lack their lines."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"""SELECT s.level, s.format_code, s.competition_id, s.super_overs, s.row
                   FROM cricket_participantaggregatesnapshot s {_VALID}
-                   AND s.participant_id = %s""",
-            [DEFINITION_VERSION, participant_id],
+                   AND s.participant_id = %(pk)s
+                   AND NOT EXISTS (
+                       WITH RECURSIVE m(id) AS (
+                           SELECT p.id FROM sports_participant p
+                            WHERE p.merged_into_id = %(pk)s
+                           UNION SELECT p.id FROM sports_participant p
+                             JOIN m ON p.merged_into_id = m.id)
+                       SELECT 1 FROM cricket_participantaggregatesnapshot ms
+                         JOIN m ON ms.participant_id = m.id)""",
+            {"definition": DEFINITION_VERSION, "pk": participant_id},
         )
         rows = _rows(cursor)
     for row in rows:

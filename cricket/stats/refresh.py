@@ -395,9 +395,10 @@ def refreshes_pending(
     *, scope: Scope | None = None, participant_ids: Iterable[Any] | None = None
 ) -> list[PendingRefresh]:
     """The refreshes still owed (pending or failed) whose fixtures fall in ``scope`` (its
-    fixture-level filters: format, gender, competition subtree, season, dates) or whose
-    careers include one of ``participant_ids`` or anyone merged into them; with neither,
-    every owed refresh. Oldest first. One query.
+    fixture-level filters: format, gender, competition subtree, season, dates; a refresh
+    of careers alone, a merge's, falls in every scope) or whose careers include one of
+    ``participant_ids`` or anyone merged into them; with neither, every owed refresh.
+    Oldest first. One query.
 
     A reader of figures in that scope either runs them first (``release_cricket_dataset``)
     or says the figures are stale and since when (the statistics API)."""
@@ -409,6 +410,12 @@ def refreshes_pending(
             "EXISTS (SELECT 1 FROM cricket_statisticsrefreshdependency dep"
             f" JOIN {_FIXTURE_SCOPE} f ON f.id = dep.fixture_id"
             f" WHERE dep.refresh_id = r.id AND dep.scope = 'fixture' AND {where})"
+        )
+        # A refresh of careers alone (a participant merge) names no fixture, yet moves
+        # rows in every scope the merged players' lines fall in: it counts for any scope.
+        touches.append(
+            "NOT EXISTS (SELECT 1 FROM cricket_statisticsrefreshdependency dep"
+            " WHERE dep.refresh_id = r.id AND dep.scope = 'fixture')"
         )
         params += values
     if participant_ids is not None:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from django.core.exceptions import ValidationError
 from jsonschema import Draft202012Validator
 
-from sports.models import Fixture, FixtureCompetitor, TimelineItem
+from sports.models import Fixture, FixtureCompetitor, Participant, TimelineItem
 
 
 @dataclass
@@ -89,6 +89,12 @@ class SportPlugin:
         status_codes: dict[str, str],
     ) -> Fold:
         raise NotImplementedError
+
+    def participants_merged(self, *, loser: Participant, survivor: Participant, actor: Any) -> None:
+        """Called by ``participant_merge`` inside its transaction, after the merge is written
+        (the loser's ``merged_into`` set, its lines moved): what this sport derives from
+        either participant must not go on reading as before. A sport that keeps figures of
+        its own (cricket's careers) queues their refresh here; the default has none."""
 
 
 def fixture_day(fixture: Fixture) -> date:

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -33,11 +34,13 @@ from sports.models import (
     ParticipantType,
     PointsAdjustment,
     Sport,
+    SportDefinitionVersion,
     StatLine,
     TableKind,
     UnmatchedRow,
     Venue,
 )
+from sports.plugins.registry import get_plugin
 from sports.querysets import follow_merges
 from sports.services.common import (
     Actor,
@@ -167,7 +170,9 @@ def participant_merge(
     memberships, stat lines and points adjustments move to the survivor, which also gains
     its names. Every fixture the move touches gets a log item, and a fixture whose title
     names the loser is retitled with the survivor's name (an amendment, a new version).
-    The cached league tables over the loser's results and adjustments are dropped.
+    The cached league tables over the loser's results and adjustments are dropped, and
+    the plugin of every sport that sees either side hears of the merge in this transaction
+    (``SportPlugin.participants_merged``: cricket queues its careers' refresh there).
 
     Locks both rows (in primary-key order) for the duration.
     """
@@ -248,7 +253,22 @@ def participant_merge(
             payload=payload if retitled is None else {**payload, "name": retitled},
             participants=[(survivor, "survivor")],
         )
+    for plugin in _merge_plugins(loser=loser, survivor=survivor):
+        get_plugin(plugin).participants_merged(loser=loser, survivor=survivor, actor=actor)
     return survivor
+
+
+def _merge_plugins(*, loser: Participant, survivor: Participant) -> list[str]:
+    """The plugins of the sports that see either side of a merge (each definition's, one
+    query): where each was created and the sports of their ``ParticipantSport`` rows (the
+    survivor holds the loser's by now); a pair in the Commons (no rows) is seen by every
+    sport."""
+    seen = ParticipantSport.objects.filter(participant__in=[loser, survivor]).values("sport_id")
+    definitions = SportDefinitionVersion.objects.all()
+    if ParticipantSport.objects.filter(participant__in=[loser, survivor]).exists():
+        created = {loser.sport_id, survivor.sport_id} - {None}
+        definitions = definitions.filter(Q(sport_id__in=seen) | Q(sport_id__in=created))
+    return sorted(set(definitions.values_list("plugin", flat=True)))
 
 
 #: How a head-to-head title joins its sides ("Wolves v Arsenal").

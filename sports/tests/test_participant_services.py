@@ -1,13 +1,16 @@
 from datetime import date
 
 import pytest
+from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.module_loading import import_string
 
 from sports.models import (
     EntityType,
     ExternalIdMap,
     FixtureCompetitor,
     Participant,
+    ParticipantSport,
     ParticipantType,
     TimelineItem,
     UnmatchedRow,
@@ -19,7 +22,13 @@ from sports.services import (
     participant_merge,
     participants_resolve,
 )
-from sports.tests.factories import CompetitorFactory, CountryFactory, ParticipantFactory
+from sports.tests.factories import (
+    AthleticsFactory,
+    CompetitorFactory,
+    CountryFactory,
+    FootballFactory,
+    ParticipantFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -181,3 +190,31 @@ def test_without_dedupe_namesakes_stay_two_participants():
     )
     assert created and first.pk != second.pk
     assert first.identity_hash is None
+
+
+def _plugins_told_of_merges(monkeypatch) -> list:
+    told: list = []
+
+    def heard(plugin, *, loser, survivor, actor):
+        told.append((plugin.key, loser.pk, survivor.pk))
+
+    for path in settings.SPORT_PLUGINS.values():
+        monkeypatch.setattr(import_string(path), "participants_merged", heard)
+    return told
+
+
+def test_a_merge_tells_the_plugin_of_each_sport_that_sees_the_pair(monkeypatch):
+    told = _plugins_told_of_merges(monkeypatch)
+    football, _athletics = FootballFactory(), AthleticsFactory()
+    loser, survivor = ParticipantFactory(sport=football), ParticipantFactory(sport=football)
+    ParticipantSport.objects.create(participant=loser, sport=football)
+    participant_merge(loser=loser, survivor=survivor, actor="t", note="same player")
+    assert told == [("football", loser.pk, survivor.pk)]
+
+
+def test_a_merge_in_the_commons_tells_every_sports_plugin(monkeypatch):
+    told = _plugins_told_of_merges(monkeypatch)
+    FootballFactory(), AthleticsFactory()
+    loser, survivor = CountryFactory(), CountryFactory()
+    participant_merge(loser=loser, survivor=survivor, actor="t", note="one country")
+    assert sorted(key for key, _, _ in told) == ["football", "ranked_field"]
