@@ -25,6 +25,7 @@ from ingest.cricsheet.verify import (
     recompute,
 )
 from ingest.cricsheet.verify.points import PointsFold
+from ingest.cricsheet.verify.rules import series_of
 from ingest.cricsheet.verify.views import views
 from ingest.management.commands.verify_cricket_statistics import (
     engine_innings,
@@ -168,3 +169,10 @@ def test_the_comparison_names_each_differing_figure():
         "x3: in the files only",
         "x1 runs: engine 10, files 12",
     ]
+
+
+def test_an_event_spelled_with_a_curly_or_a_straight_apostrophe_is_one_series():
+    info = {"gender": "male", "season": "2023/24", "dates": ["2023-10-30"]}
+    curly = series_of({**info, "event": {"name": "ICC Men\u2019s T20 World Cup Asia Qualifier"}})
+    straight = series_of({**info, "event": {"name": "ICC Men's T20 World Cup Asia Qualifier"}})
+    assert curly == straight == "ICC Men's T20 World Cup Asia Qualifier / 2023/24"

@@ -137,6 +137,18 @@ def venue_key(name: str | None) -> str | None:
     return None if not name else slugify(name)[:64] or "venue"
 
 
+# Typographic quotes a file may write in a name, read as the plain ones: the competition
+# tree names a node by the slug of its name, so a curly and a straight apostrophe spell
+# one event there.
+_PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def series_label(label: str) -> str:
+    """A series label with typographic quotes made plain, for the files' series and the
+    tree's season nodes alike (one event spelled with either apostrophe is one series)."""
+    return label.translate(_PLAIN_QUOTES)
+
+
 def series_of(info: dict) -> str:
     """The series a match belongs to, ``"<event> / <season>"``: its event's name (a women's
     event marked so when its name does not say it), or with no event its match type,
@@ -152,4 +164,4 @@ def series_of(info: dict) -> str:
             f"{info['match_type']} matches ({'women' if women else 'men'}, "
             f"{info.get('team_type', 'international')})"
         )
-    return f"{root} / {info.get('season') or info['dates'][0][:4]}"
+    return series_label(f"{root} / {info.get('season') or info['dates'][0][:4]}")

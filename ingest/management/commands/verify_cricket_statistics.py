@@ -34,6 +34,7 @@ from ingest.cricsheet.verify import (
     partnerships_in_file,
 )
 from ingest.cricsheet.verify.points import POINTS_COLUMNS, PointsFold
+from ingest.cricsheet.verify.rules import series_label
 from ingest.cricsheet.verify.views import VIEWS, views
 from sports.models import Competition, EntityType, ExternalIdMap, Fixture, PointsAdjustment
 
@@ -183,7 +184,7 @@ def _series_nodes() -> dict[str, Any]:
     """Each series node (a season node of cricket's competition tree) by the label
     ``series_of`` gives the files' matches: "<its parent's name> / <its name>"."""
     return {
-        f"{node.parent.name} / {node.name}" if node.parent else node.name: node.pk
+        series_label(f"{node.parent.name} / {node.name}" if node.parent else node.name): node.pk
         for node in Competition.objects.filter(
             type="season", sport__code="cricket", merged_into__isnull=True
         ).select_related("parent")
