@@ -48,12 +48,38 @@ def _schema(url: str) -> str:
         timeout=300,
     ).stdout
     # pg_dump's header names the server and dump versions; the restrict key is random.
-    return "\n".join(
+    text = "\n".join(
         line
         for line in dump.splitlines()
         # Blank lines carry no schema (pg_dump spaces some sections by the role it runs as).
         if line.strip() and not line.startswith("--") and not re.match(r"\\(un)?restrict ", line)
     )
+    # Which year or month partitions a log has depends on its rows and on the day, not on
+    # the migrations (the partition tests' round trips leave the months and years of their
+    # rows in a reused test database): every statement naming one of those partitions or
+    # one of their indexes is left out of the comparison.
+    dated = _dated_partitions(url)
+    return "\n".join(
+        statement
+        for statement in re.split(r";\n", text)
+        if not dated.intersection(re.findall(r"public\.(\w+)", statement))
+    )
+
+
+def _dated_partitions(url: str) -> set[str]:
+    """The year and month partitions of the partitioned logs, and their indexes."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            r"""
+            SELECT c.relname, i.relname
+            FROM pg_inherits h
+            JOIN pg_class c ON c.oid = h.inhrelid AND c.relkind = 'r'
+            LEFT JOIN pg_index x ON x.indrelid = c.oid
+            LEFT JOIN pg_class i ON i.oid = x.indexrelid
+            WHERE c.relname ~ '_p[0-9]{4}(_[0-9]{2})?$'
+            """
+        ).fetchall()
+    return {name for row in rows for name in row if name}
 
 
 def _migrate(tree, url: str, **extra: str) -> None:
