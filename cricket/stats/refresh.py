@@ -230,7 +230,11 @@ SELECT f.id::text
    AND EXISTS (SELECT 1 FROM cricket_innings i WHERE i.fixture_id = f.id)
    AND (s.fixture_id IS NULL
         OR s.lines_version IS DISTINCT FROM s.data_version
-        OR s.definition_version IS DISTINCT FROM %(definition)s)
+        OR s.definition_version IS DISTINCT FROM %(definition)s
+        -- lines a read made current (a points table ensures its fixtures' lines) while
+        -- no refresh ever named the fixture: its careers are still owed
+        OR NOT EXISTS (SELECT 1 FROM cricket_statisticsrefreshdependency named
+                        WHERE named.fixture_id = f.id AND named.scope = 'fixture'))
    AND NOT EXISTS (
         SELECT 1 FROM cricket_statisticsrefreshdependency dep
           JOIN cricket_statisticsrefresh r ON r.id = dep.refresh_id AND r.status <> 'done'
@@ -246,8 +250,9 @@ def statistics_sweep_unrefreshed(
     """Refresh the cricket fixtures that were written without the refresh their write asks
     for: an import asks for one per block of matches after they commit, so one killed
     between its commits and that request leaves committed matches with no lines and careers
-    that do not count them. The fixtures' own lines state is the intent (a fixture whose
-    lines are not current is owed a rebuild); written more than ``grace`` ago
+    that do not count them. Owed: a fixture whose lines are not current, or one no refresh
+    ever named (a read that needs its lines, such as a points table, builds them on the
+    spot, but only a refresh rebuilds the careers); written more than ``grace`` ago
     (``STATISTICS_SWEEP_GRACE_SECONDS``: a live import asks for its own) and not covered by
     an owed refresh, up to ``limit`` of them get one refresh, as if the import had asked.
     The beat task ``cricket.statistics_sweep`` runs it; None when nothing is owed."""
