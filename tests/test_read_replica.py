@@ -435,7 +435,11 @@ health = Client().get("/healthz")
 out.update(status=health.status_code, entry=health.json()["replica"])
 """,
     )
-    assert seen == {"status": 200, "entry": {"state": "ok", "lag_seconds": 0.0}}
+    assert seen["status"] == 200
+    assert seen["entry"]["state"] == "ok"
+    # Replay lags behind any write on the primary's cluster, another database's included
+    # (a second test run, a bench): keeping up means within seconds, not exactly zero.
+    assert 0 <= seen["entry"]["lag_seconds"] < 5
 
 
 def test_without_a_replica_url_there_is_no_replica_alias_and_healthz_says_so(client, db):
