@@ -107,8 +107,12 @@ def test_killing_the_parent_of_a_parallel_import_ends_its_workers_and_their_sess
         links = _links()
         _wait("the first matches", lambda: links.count() >= KILL_AFTER, timeout=120)
         workers = _children(parent.pid)
+        # A session per worker. The parent closes its connection before it forks and opens
+        # one again only when it next reads or writes (a job record, a rejected file), so
+        # whether it holds one at this moment is timing: its session, if any, is in the
+        # set and must end too, but is not counted on.
         sessions = _sessions() - before
-        assert len(workers) >= 2 and len(sessions) >= 3, (workers, sessions)
+        assert len(workers) >= 2 and len(sessions) >= 2, (workers, sessions)
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(timeout=10)
 
