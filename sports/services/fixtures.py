@@ -130,15 +130,17 @@ def sport_definition_publish(
     notes: str = "",
 ) -> SportDefinitionVersion:
     """Publish the next definition version of ``sport``. Schemas default to the plugin's
-    own; existing fixtures keep the version they were made with."""
+    own; existing fixtures keep the version they were made with. A person's publish (the
+    console's) writes an audit row naming the sport, version and plugin; the shipped
+    definitions' own publishes (``sport_definition_ensure``) are recorded by the version
+    rows themselves."""
     handler = get_plugin(plugin)
     for schema in (meta_schema, format_schema):
         if schema is not None:
             Draft202012Validator.check_schema(schema)
     Sport.objects.select_for_update().filter(pk=sport.pk).values_list("pk").get()
     latest = sport.definitions.order_by("-version").values_list("version", flat=True).first()
-    del actor
-    return SportDefinitionVersion.objects.create(
+    published = SportDefinitionVersion.objects.create(
         sport=sport,
         version=(latest or 0) + 1,
         plugin=plugin,
@@ -147,6 +149,14 @@ def sport_definition_publish(
         status_codes=status_codes if status_codes is not None else handler.status_codes,
         notes=notes,
     )
+    audit_person(
+        actor,
+        action="sport_definition.publish",
+        entity=published,
+        key=published.pk,
+        detail={"sport": sport.code, "version": published.version, "plugin": plugin},
+    )
+    return published
 
 
 @transaction.atomic

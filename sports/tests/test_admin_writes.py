@@ -58,3 +58,26 @@ def test_an_editor_changing_a_definitions_notes_is_audited_with_old_and_new(cons
     entry = AuditEntry.objects.get(action="sport_definition.notes_set")
     assert entry.actor == editor
     assert entry.detail == {"before": {"notes": before}, "after": {"notes": "second printing"}}
+
+
+def test_an_editor_publishing_a_definition_is_audited_with_sport_version_and_plugin(
+    console, editor
+):
+    sport = FootballFactory()
+    response = console.post(
+        "/admin/sports/sportdefinitionversion/add/",
+        {"sport": sport.pk, "plugin": "football", "notes": "second edition"},
+    )
+    assert response.status_code == 302
+    published = SportDefinitionVersion.objects.get(sport=sport, version=2)
+    entry = AuditEntry.objects.get(action="sport_definition.publish")
+    assert entry.actor == editor
+    assert entry.entity_key == str(published.pk)
+    assert entry.detail == {"sport": sport.code, "version": 2, "plugin": "football"}
+
+
+def test_shipped_definitions_published_by_an_import_write_no_audit_row(db):
+    from sports.services import sport_definition_ensure
+
+    assert sport_definition_ensure(actor="integration:test", sports=["football"]) is not None
+    assert not AuditEntry.objects.filter(action="sport_definition.publish").exists()
