@@ -169,7 +169,9 @@ def participant_merge(
     so its external ids and old references keep resolving; its appearances, entries,
     memberships, stat lines and points adjustments move to the survivor, which also gains
     its names. Every fixture the move touches gets a log item, and a fixture whose title
-    names the loser is retitled with the survivor's name (an amendment, a new version).
+    names the loser is retitled with the survivor's name (an amendment, a new version),
+    unless a person set that title by hand (``name`` is pinned): a merge never overwrites
+    what a person decided.
     The cached league tables over the loser's results and adjustments are dropped, and
     the plugin of every sport that sees either side hears of the merge in this transaction
     (``SportPlugin.participants_merged``: cricket queues its careers' refresh there).
@@ -233,7 +235,12 @@ def participant_merge(
         ParticipantAlias.objects.filter(participant=loser).values_list("name", flat=True)
     )
     for fixture in Fixture.objects.filter(pk__in=fixtures).select_for_update():
-        retitled = _retitled(fixture, old_names=old_names - {survivor.name}, new=survivor.name)
+        # A title a person set by hand (pinned by the amendment) is theirs to change.
+        retitled = (
+            None
+            if "name" in fixture.pinned
+            else _retitled(fixture, old_names=old_names - {survivor.name}, new=survivor.name)
+        )
         if retitled is not None:
             FixtureAmendment.objects.create(
                 fixture=fixture,

@@ -161,6 +161,24 @@ def test_fixture_title_follows_merge(tree):
     assert (amendment.old_value, amendment.new_value) == ("Arsenal v Wolves", fixture.name)
 
 
+def test_a_title_a_person_set_by_hand_is_left_alone_by_a_merge(tree):
+    fixture = play(tree["matchday"], tree["Arsenal"], tree["Wolves"], (0, 1))
+    fixture_amend(
+        fixture=fixture,
+        changes={"name": "Arsenal v Wolves, opening day"},
+        actor="t",
+        reason="named as the club's programme names it",
+    )
+
+    participant_merge(
+        loser=tree["Wolves"], survivor=tree["Wolverhampton Wanderers"], actor="t", note="dup"
+    )
+
+    fixture.refresh_from_db()
+    assert fixture.name == "Arsenal v Wolves, opening day"
+    assert FixtureAmendment.objects.filter(fixture=fixture, field="name").count() == 1
+
+
 def test_fixture_title_renames_whole_sides_only(tree):
     india, bharat = TeamFactory(name="India"), TeamFactory(name="Bharat")
     india_a = TeamFactory(name="India A")
