@@ -26,7 +26,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
@@ -49,11 +49,23 @@ OLD_RULES = "identity rules version is old"
 DATA_CHANGED = "listed data changed since the last check"
 
 
+def _queue_lock(reason: str) -> None:
+    """Take the queue's transaction-scoped advisory lock for ``reason``: two runs at once
+    (beat's and a command's) queue one after the other, and the second, whose statements
+    see the first's committed rows, queues nothing twice instead of failing on the
+    one-waiting-row rule."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"reverify:{reason}"]
+        )
+
+
 @transaction.atomic
 def reverifications_queue_old_rules(*, actor: User | None = None) -> int:
     """Queue every live product last resolved under older identity rules than the current
     ones, once per rules version: a product waiting for the same reason, or worked already
     under the current rules, is not queued again. Returns how many were queued."""
+    _queue_lock(OLD_RULES)
     held = Reverification.objects.filter(product=OuterRef("pk"), reason=OLD_RULES).filter(
         Q(done_at__isnull=True) | Q(detail__current=RULES_VERSION)
     )
@@ -97,6 +109,7 @@ def reverifications_queue_changed_data(*, actor: User | None = None) -> int:
     waiting for the same reason is not queued again. Each row says when the data changed,
     when it was last checked, what it says now and what that check recorded. Returns how
     many were queued."""
+    _queue_lock(DATA_CHANGED)
     last_check = VerificationCheck.objects.filter(listing=OuterRef("pk")).order_by(
         "-checked_at", "-pk"
     )

@@ -52,3 +52,68 @@ def test_the_console_action_marks_rows_done(client, editor, old_product):
     client.post(url, {**chosen, **answer})
     row.refresh_from_db()
     assert row.result == "agrees" and row.done_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_queue_runs_at_once_queue_a_product_once_without_failing():
+    """The second run waits for the first (the queue's advisory lock) and then finds the
+    product waiting: without the lock it inserts the same row and fails on the
+    one-waiting-row rule when the first commits."""
+    import threading
+
+    from django.db import connections, transaction
+
+    ProductFactory(identity_rules_version=RULES_VERSION - 1)
+    queued, results, errors = threading.Event(), {}, []
+
+    def first():
+        try:
+            with transaction.atomic():
+                results["first"] = services.reverifications_queue_old_rules()
+                queued.set()
+                _wait_for_a_blocked_session()
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+            queued.set()
+        finally:
+            connections.close_all()
+
+    def second():
+        queued.wait(timeout=30)
+        try:
+            results["second"] = services.reverifications_queue_old_rules()
+        except Exception as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert results == {"first": 1, "second": 0}
+    assert Reverification.objects.count() == 1
+    assert AuditEntry.objects.filter(action="reverification.queue").count() == 1
+
+
+def _wait_for_a_blocked_session(timeout: float = 10.0) -> None:
+    """Until another session of this database waits on a lock (the second run)."""
+    import time
+
+    import psycopg
+
+    from omnium.testing import _database_url_for_test_db
+
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(_database_url_for_test_db(), autocommit=True) as watcher:
+        while time.monotonic() < deadline:
+            waiting = watcher.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock'"
+            ).fetchone()
+            if waiting and waiting[0]:
+                return
+            time.sleep(0.05)
+    raise AssertionError("the second run never waited on the first")
