@@ -11,6 +11,10 @@ A read goes to the replica only when all of these hold:
   holders count as their owner once DRF has authenticated them;
 - the session did not write in the last ``REPLICA_PIN_SECONDS``: a successful unsafe request
   pins its session to the primary, so whoever just wrote reads their own write;
+- nor did the account: an API key has no session, so a successful unsafe request by a
+  signed-in account (by session or by a key, whose owner DRF has set by then) also pins the
+  account itself, in the cache, for as long; its reads by any key or session go to the
+  primary until then (the cache fails open: with Redis down only the session's pin holds);
 - the read is not inside a transaction on the primary (a read inside a write sees the write);
 - the model is not one of the primary's own (``REPLICA_PRIMARY_APPS``: accounts, sessions,
   lockouts, the console's log). Sessions, API keys, usage counters and jobs are freshness
@@ -37,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.http import HttpRequest, HttpResponse
 
@@ -44,6 +49,7 @@ logger = logging.getLogger(__name__)
 
 REPLICA = "replica"
 PIN_KEY = "_primary_pin_until"
+ACCOUNT_PIN_KEY = "replica:pin:account:{pk}"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 # The request whose reads may go to the replica (set by ReplicaRoutingMiddleware for a
@@ -70,6 +76,27 @@ def request_is_public_read(request: HttpRequest) -> bool:
         return False
     pinned_until = request.session.get(PIN_KEY) if hasattr(request, "session") else None
     return not (isinstance(pinned_until, int | float) and pinned_until > time.time())
+
+
+def _account_pinned(request: HttpRequest, user: Any) -> bool:
+    """Whether ``user`` (a signed-in account) wrote in the last ``REPLICA_PIN_SECONDS``:
+    asked of the cache once per request and account (a key's owner is known only once DRF
+    has authenticated it, after the middleware)."""
+    if user is None or not user.is_authenticated:
+        return False
+    asked = getattr(request, "_replica_account_pin", None)
+    if asked is not None and asked[0] == user.pk:
+        return bool(asked[1])
+    until = cache.get(ACCOUNT_PIN_KEY.format(pk=user.pk))
+    pinned = isinstance(until, int | float) and until > time.time()
+    request._replica_account_pin = (user.pk, pinned)  # type: ignore[attr-defined]
+    return pinned
+
+
+def _pin_account(user: Any) -> None:
+    if user is not None and user.is_authenticated:
+        seconds = settings.REPLICA_PIN_SECONDS
+        cache.set(ACCOUNT_PIN_KEY.format(pk=user.pk), time.time() + seconds, timeout=seconds + 1)
 
 
 @dataclass
@@ -188,7 +215,10 @@ class ReplicaRouter:
             return DEFAULT_DB_ALIAS
         # DRF authenticates an API key after the middleware ran, and sets the owner on the
         # Django request: a key owned by staff reads the primary.
-        if not _reader_is_public(getattr(request, "user", None)):
+        user = getattr(request, "user", None)
+        if not _reader_is_public(user):
+            return DEFAULT_DB_ALIAS
+        if _account_pinned(request, user):  # the account wrote a moment ago
             return DEFAULT_DB_ALIAS
         if current_state().state != "ok":
             return DEFAULT_DB_ALIAS
@@ -206,7 +236,8 @@ class ReplicaRouter:
 
 
 class ReplicaRoutingMiddleware:
-    """Marks public reads for the router; pins a session that wrote to the primary."""
+    """Marks public reads for the router; pins a session, and the account, that wrote to
+    the primary."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -221,4 +252,6 @@ class ReplicaRoutingMiddleware:
         wrote = request.method not in SAFE_METHODS and response.status_code < 400
         if wrote and hasattr(request, "session"):
             request.session[PIN_KEY] = time.time() + settings.REPLICA_PIN_SECONDS
+        if wrote:
+            _pin_account(getattr(request, "user", None))
         return response

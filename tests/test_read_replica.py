@@ -380,6 +380,52 @@ out.update(
     assert seen["unpinned"] == [False, True]
 
 
+def test_an_api_key_that_wrote_reads_its_write_from_the_primary_until_the_pin_ends(
+    replica_site, replay_paused
+):
+    # A key has no session to pin: the account that owns it is pinned instead.
+    seen = replica_site(
+        """
+from accounts.services.api_keys import api_key_issue
+from discussions.models import Notification, NotificationKind
+viewer = accounts_f.UserFactory(role="viewer")
+_key, plaintext = api_key_issue(
+    consumer=accounts_f.ApiConsumerFactory(owner=viewer),
+    actor=accounts_f.StaffFactory(role="admin", is_superuser=True),
+)
+Notification.objects.create(
+    recipient=viewer, kind=NotificationKind.COMMENT, body="Pinned note",
+    source_type="test", source_id="1", dedupe_key="replica-account-pin",
+)
+wait_for("pg_last_wal_receive_lsn()")
+program = Client(HTTP_AUTHORIZATION=f"Api-Key {plaintext}")
+before = get(program, "/api/v1/notifications/")
+marked = program.post("/api/v1/notifications/read-all/")
+program.cookies.clear()  # a program with a key keeps no session cookie
+pinned = get(program, "/api/v1/notifications/")
+time.sleep(2.1)
+unpinned = get(program, "/api/v1/notifications/")
+
+def read_at(response):
+    return [row["read_at"] is not None for row in response.json()["results"]]
+
+out.update(
+    before=[read_at(before[0]), before[2] > 0],
+    marked=[marked.status_code, marked.json()],
+    pinned=[read_at(pinned[0]), pinned[2]],
+    unpinned=[read_at(unpinned[0]), unpinned[2] > 0],
+)
+""",
+        REPLICA_PIN_SECONDS=2,
+    )
+    # The paused replica has not replayed the notification: before, nothing to list.
+    assert seen["before"] == [[], True]
+    assert seen["marked"] == [200, {"marked": 1}]
+    # Pinned: the notification, read, from the primary. Unpinned: the replica again.
+    assert seen["pinned"] == [[True], 0]
+    assert seen["unpinned"] == [[], True]
+
+
 def test_every_public_page_works_with_the_replica_down_and_healthz_warns(replica_site, clusters):
     clusters.stop_standby()
     try:
