@@ -357,3 +357,81 @@ def test_a_delivery_partition_still_refuses_a_content_edit():
     partition = _partition_of(BALLS, ball.pk)
     with pytest.raises(ProgrammingError, match="Cannot"), connection.cursor() as cursor:
         cursor.execute(f"UPDATE {partition} SET runs_batter = 6 WHERE id = %s", [ball.pk])  # noqa: S608
+
+
+# The row checks probe by index whatever the statistics say (omnium.partitions.PROBE_SETTING).
+
+
+def _check_settings() -> dict[str, list[str] | None]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT proname, proconfig FROM pg_proc WHERE proname LIKE 'partitioned\\_%%'"
+        )
+        return dict(cursor.fetchall())
+
+
+@pytest.mark.django_db
+def test_every_row_check_of_a_partitioned_table_probes_with_seq_scans_off():
+    found = _check_settings()
+    assert {
+        "partitioned_catalogue_priceobservation_id_unique",
+        "partitioned_sports_statline_id_unique",
+        "partitioned_sports_timelineitem_id_unique",
+        "partitioned_ref_catalogue_pricealert_observation_id",
+        "partitioned_kept_catalogue_pricealert_observation_id",
+        "partitioned_ref_sports_timelineactor_item_id",
+    } <= set(found)
+    without = {name: config for name, config in found.items() if config != ["enable_seqscan=off"]}
+    assert without == {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_the_setting_to_an_older_check_of_its_app_alone():
+    from omnium.db import as_owner
+    from omnium.partitions import probe_setting_sql
+
+    names = ("partitioned_catalogue_older_id_unique", "partitioned_sports_older_id_unique")
+    with as_owner(), connection.cursor() as cursor:  # only the owner creates functions
+        try:
+            for name in names:
+                cursor.execute(
+                    f"CREATE FUNCTION public.{name}() RETURNS trigger LANGUAGE plpgsql "
+                    "AS $f$ BEGIN RETURN NEW; END; $f$"
+                )
+            for _ in range(2):  # a second run changes nothing
+                cursor.execute(probe_setting_sql("catalogue"))
+            found = _check_settings()
+        finally:
+            for name in names:
+                cursor.execute(f"DROP FUNCTION IF EXISTS public.{name}()")
+    assert found["partitioned_catalogue_older_id_unique"] == ["enable_seqscan=off"]
+    assert found["partitioned_sports_older_id_unique"] is None
+
+
+@pytest.mark.django_db
+def test_a_bulk_insert_into_an_empty_analyzed_partition_probes_its_ids_by_index():
+    """A new month's partition, analyzed while empty: the id check's plan, cached for the
+    statement, would scan the partition's heap for each row the statement adds."""
+    from omnium.db import analyze
+    from omnium.partitions import partition_name
+
+    listing = ListingFactory()
+    month = _month(2)
+    partition = partition_name(TABLE, "month", month.date())
+    analyze(partition)
+    rows = 300
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_get_xact_numscans(%s::regclass)", [partition])
+        before = cursor.fetchone()[0]
+        cursor.execute(
+            f"INSERT INTO {TABLE} (listing_id, price, currency, price_type, observed_at, "  # noqa: S608
+            "source_kind) SELECT %s, 10, 'EUR', 'regular', %s + make_interval(mins => g), "
+            "'feed' FROM generate_series(1, %s) g",
+            [listing.pk, month, rows],
+        )
+        cursor.execute("SELECT pg_stat_get_xact_numscans(%s::regclass)", [partition])
+        scans = cursor.fetchone()[0] - before
+        cursor.execute(f"SELECT count(*) FROM {partition}")  # noqa: S608
+        assert cursor.fetchone()[0] == rows
+    # One probe of the partition's index per row; a sequential scan per row would be 300+.
+    assert scans < rows / 10, scans
