@@ -54,7 +54,8 @@ def probe_setting_sql(app: str) -> str:
     """For a database whose checks were made before they carried the setting: gives it to
     every check function of ``app``'s partitioned tables (``partitioned_<app>_...``, and the
     reference and kept checks named after ``app``'s referencing tables). A check made later
-    gets it from its CREATE FUNCTION; running this again changes nothing."""
+    gets it from its CREATE FUNCTION; running this again changes nothing. A migration going
+    back leaves the setting (``RunSQL.noop``): it changes no rule, only the plan."""
     _check(app)
     return f"""
 DO $$

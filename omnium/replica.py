@@ -74,8 +74,12 @@ def request_is_public_read(request: HttpRequest) -> bool:
         return False
     if not _reader_is_public(getattr(request, "user", None)):
         return False
-    pinned_until = request.session.get(PIN_KEY) if hasattr(request, "session") else None
-    return not (isinstance(pinned_until, int | float) and pinned_until > time.time())
+    return not _pinned(request.session.get(PIN_KEY) if hasattr(request, "session") else None)
+
+
+def _pinned(until: object) -> bool:
+    """Whether a pin's stored deadline (a session's or an account's) is still ahead."""
+    return isinstance(until, int | float) and until > time.time()
 
 
 def _account_pinned(request: HttpRequest, user: Any) -> bool:
@@ -87,8 +91,7 @@ def _account_pinned(request: HttpRequest, user: Any) -> bool:
     asked = getattr(request, "_replica_account_pin", None)
     if asked is not None and asked[0] == user.pk:
         return bool(asked[1])
-    until = cache.get(ACCOUNT_PIN_KEY.format(pk=user.pk))
-    pinned = isinstance(until, int | float) and until > time.time()
+    pinned = _pinned(cache.get(ACCOUNT_PIN_KEY.format(pk=user.pk)))
     request._replica_account_pin = (user.pk, pinned)  # type: ignore[attr-defined]
     return pinned
 
